@@ -1,0 +1,511 @@
+/// @file adapters.hpp
+/// @brief Payloads, the mccc bus adapter, the "ideal handoff" reference ring and the runners that
+/// drive any adapter with the same protocol (E2E throughput, publish-only, latency, ping-pong).
+///
+/// An adapter is `Adapter<Payload, Sink>` with
+///   static constexpr int  kMaxProducers;    // 1 for SPSC queues
+///   static constexpr bool kSynchronous;     // true: TryPush delivers on the calling thread
+///   Adapter(Options, Sink&);                // allocation and warm-up happen here (untimed)
+///   Producer MakeProducer(int id);          // on the producer thread
+///   bool TryPush(Producer&, const Payload&);// false = not admitted, the caller retries
+///   void Flush(Producer&);                  // end of the producer's run
+///   Consumer MakeConsumer();                // on the consumer thread
+///   std::size_t Poll(Consumer&);            // delivers what is ready to the sink, returns count
+/// A "family" struct names the adapter (`template <class P, class S> using Type = ...`).
+#ifndef MCCC_BENCH_COMMON_ADAPTERS_HPP_
+#define MCCC_BENCH_COMMON_ADAPTERS_HPP_
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "common/harness.hpp"
+#include "mccc/mccc.hpp"
+
+namespace mccc_bench {
+
+// ---------------------------------------------------------------------------------------------
+// Payloads
+// ---------------------------------------------------------------------------------------------
+
+/// @brief The brief's 24-byte payload.
+struct Msg24 {
+  uint64_t seq;  ///< Producer id (top 16 bits) and index; checked by the consumer.
+  float x;       ///< Filler the way a sensor sample would carry it.
+  float y;       ///< See x.
+  float z;       ///< See x.
+  float w;       ///< See x.
+};
+static_assert(sizeof(Msg24) == 24U, "the reference payload is 24 bytes");
+
+/// @brief The same payload padded to kBytes.
+template <std::size_t kBytes>
+struct MsgPadded {
+  uint64_t seq;                       ///< See Msg24.
+  float x;                            ///< See Msg24.
+  float y;                            ///< See Msg24.
+  float z;                            ///< See Msg24.
+  float w;                            ///< See Msg24.
+  unsigned char pad[kBytes - 24U];    ///< Bulk that every contender must copy.
+};
+using Msg64 = MsgPadded<64U>;    ///< 64-byte variant.
+using Msg128 = MsgPadded<128U>;  ///< 128-byte variant.
+using Msg256 = MsgPadded<256U>;  ///< 256-byte variant.
+static_assert(sizeof(Msg64) == 64U && sizeof(Msg128) == 128U && sizeof(Msg256) == 256U,
+              "padded payload sizes");
+
+/// @brief A zero-initialised payload template (the producer only changes seq).
+template <typename P>
+P Prototype() {
+  P p;
+  std::memset(static_cast<void*>(&p), 0, sizeof(P));
+  p.x = 1.0F;
+  p.y = 2.0F;
+  p.z = 3.0F;
+  p.w = 4.0F;
+  return p;
+}
+
+/// @brief Other message types on the benchmark bus, so dispatch is by variant index as in a real
+/// application (never published in the timed runs).
+struct Heartbeat {
+  uint64_t seq;      ///< Unused.
+  uint32_t node_id;  ///< Unused.
+};
+/// @brief See Heartbeat.
+struct Command {
+  uint64_t seq;   ///< Unused.
+  uint32_t code;  ///< Unused.
+  float arg;      ///< Unused.
+};
+
+/// @brief Construction options shared by every adapter.
+struct Options {
+  std::size_t capacity = 131072U;  ///< Bounded queues get this many slots.
+  int producers = 1;               ///< Producer threads that will call MakeProducer.
+  bool one_in_flight = false;      ///< Latency runs: batching adapters publish every message.
+};
+
+// ---------------------------------------------------------------------------------------------
+// mccc
+// ---------------------------------------------------------------------------------------------
+
+/// @brief How the consumer dispatches.
+enum class Dispatch { kCallback, kVisitor };
+/// @brief Publish (reads Traits::Clock) or PublishFast (caller's timestamp, no clock read).
+enum class Stamp { kClock, kCallerTimestamp };
+
+/// @brief Single-producer traits (wait-free publish, no CAS).
+struct SpscTraits : mccc::DefaultBusTraits {
+  static constexpr bool kSingleProducer = true;  ///< See DefaultBusTraits.
+};
+#if MCCC_HAS_TSC_CLOCK
+/// @brief Default traits with the rdtsc clock instead of steady_clock.
+struct TscTraits : mccc::DefaultBusTraits {
+  using Clock = mccc::TscClock;  ///< See DefaultBusTraits.
+};
+/// @brief Single producer with the rdtsc clock.
+struct SpscTscTraits : SpscTraits {
+  using Clock = mccc::TscClock;  ///< See DefaultBusTraits.
+};
+#endif
+
+/// @brief An mccc::AsyncBus driven through its public API.
+template <typename P, typename Sink, typename Traits, mccc::PerformanceMode kMode, Dispatch kDispatch,
+          Stamp kStamp>
+class MccAdapter {
+ public:
+  using Payload = std::variant<P, Heartbeat, Command>;  ///< The bus payload.
+  using Bus = mccc::AsyncBus<Payload, Traits>;          ///< The bus type.
+  static constexpr int kMaxProducers = Traits::kSingleProducer ? 1 : mccc_bench::kMaxProducers;
+  static constexpr bool kSynchronous = false;
+
+  MccAdapter(const Options&, Sink& sink) : bus_(std::make_unique<Bus>()), sink_(&sink) {
+    bus_->SetPerformanceMode(kMode);
+    if constexpr (kDispatch == Dispatch::kCallback) {
+      Sink* s = sink_;
+      const mccc::SubscriptionHandle handle =
+          bus_->template Subscribe<P>([s](const P& m) { (*s)(m); });
+      valid_ = handle.IsValid();
+    }
+  }
+
+  struct Producer {
+    uint32_t sender_id;
+  };
+  struct Consumer {};
+
+  Producer MakeProducer(int id) { return Producer{static_cast<uint32_t>(id) + 1U}; }
+
+  MCCC_ALWAYS_INLINE bool TryPush(Producer& p, const P& m) {
+    if constexpr (kStamp == Stamp::kClock) {
+      return bus_->Publish(m, p.sender_id);
+    } else {
+      return bus_->PublishFast(m, p.sender_id, 0U);
+    }
+  }
+
+  void Flush(Producer&) {}
+
+  Consumer MakeConsumer() { return Consumer{}; }
+
+  MCCC_ALWAYS_INLINE std::size_t Poll(Consumer&) {
+    if constexpr (kDispatch == Dispatch::kCallback) {
+      return bus_->ProcessBatch();
+    } else {
+      Sink* s = sink_;
+      return bus_->ProcessBatchWith(
+          mccc::make_overloaded([s](const P& m) { (*s)(m); }, [](const auto&) {}));
+    }
+  }
+
+  /// @brief The bus (statistics, modes).
+  Bus& bus() { return *bus_; }
+  /// @brief False if the subscription was refused.
+  bool valid() const { return valid_; }
+
+ private:
+  std::unique_ptr<Bus> bus_;
+  Sink* sink_;
+  bool valid_ = true;
+};
+
+/// @brief Family wrapper for MccAdapter.
+template <typename Traits, mccc::PerformanceMode kMode, Dispatch kDispatch,
+          Stamp kStamp = Stamp::kClock>
+struct MccFamily {
+  template <typename P, typename S>
+  using Type = MccAdapter<P, S, Traits, kMode, kDispatch, kStamp>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The limit: a minimal single-producer ring that publishes its index once per batch
+// ---------------------------------------------------------------------------------------------
+
+/// @brief Reference SPSC ring: slots padded to whole 64-byte lines, the producer publishes its
+/// tail once per kBatch messages (or when it finds the ring full, or at Flush), the consumer
+/// takes everything up to the published tail and publishes its head once per poll. Nothing else:
+/// no admission, no headers, no dispatch. This is what a handoff between two cores costs.
+template <typename P, typename Sink>
+class IdealHandoff {
+ public:
+  static constexpr int kMaxProducers = 1;
+  static constexpr bool kSynchronous = false;
+  static constexpr uint64_t kBatch = 64U;
+
+  IdealHandoff(const Options& options, Sink& sink)
+      : capacity_(RoundUpPow2(options.capacity)),
+        mask_(capacity_ - 1U),
+        batch_(options.one_in_flight ? 1U : kBatch),
+        slots_(new Slot[capacity_]),
+        sink_(&sink) {
+    std::memset(static_cast<void*>(slots_.get()), 0, sizeof(Slot) * capacity_);
+  }
+
+  struct Producer {};
+  struct Consumer {};
+
+  Producer MakeProducer(int) { return Producer{}; }
+
+  MCCC_ALWAYS_INLINE bool TryPush(Producer&, const P& m) {
+    if (MCCC_UNLIKELY(local_tail_ - cached_head_ == capacity_)) {
+      cached_head_ = head_.value.load(std::memory_order_acquire);
+      if (local_tail_ - cached_head_ == capacity_) {
+        tail_.value.store(local_tail_, std::memory_order_release);  // let the consumer drain
+        pending_ = 0U;
+        return false;
+      }
+    }
+    slots_[local_tail_ & mask_].value = m;
+    ++local_tail_;
+    if (++pending_ == batch_) {
+      tail_.value.store(local_tail_, std::memory_order_release);
+      pending_ = 0U;
+    }
+    return true;
+  }
+
+  void Flush(Producer&) {
+    tail_.value.store(local_tail_, std::memory_order_release);
+    pending_ = 0U;
+  }
+
+  Consumer MakeConsumer() { return Consumer{}; }
+
+  MCCC_ALWAYS_INLINE std::size_t Poll(Consumer&) {
+    const uint64_t tail = tail_.value.load(std::memory_order_acquire);
+    const uint64_t head = local_head_;
+    for (uint64_t h = head; h != tail; ++h) {
+      (*sink_)(slots_[h & mask_].value);
+    }
+    if (tail != head) {
+      local_head_ = tail;
+      head_.value.store(tail, std::memory_order_release);
+    }
+    return static_cast<std::size_t>(tail - head);
+  }
+
+ private:
+  struct alignas(64) Slot {
+    P value;
+  };
+  struct alignas(64) Line {
+    std::atomic<uint64_t> value{0U};
+  };
+  static uint64_t RoundUpPow2(std::size_t n) {
+    uint64_t p = 1U;
+    while (p < n) {
+      p <<= 1U;
+    }
+    return p;
+  }
+
+  const uint64_t capacity_;
+  const uint64_t mask_;
+  const uint64_t batch_;
+  std::unique_ptr<Slot[]> slots_;
+  Sink* sink_;
+  Line tail_;
+  Line head_;
+  alignas(64) uint64_t local_tail_ = 0U;  // producer-owned
+  uint64_t cached_head_ = 0U;
+  uint64_t pending_ = 0U;
+  alignas(64) uint64_t local_head_ = 0U;  // consumer-owned
+};
+
+/// @brief Family wrapper for IdealHandoff.
+struct IdealFamily {
+  template <typename P, typename S>
+  using Type = IdealHandoff<P, S>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Runners
+// ---------------------------------------------------------------------------------------------
+
+/// @brief One measurement's outcome.
+struct Outcome {
+  double value = 0.0;   ///< msg/s, ns/msg, or ns (see the runner).
+  bool valid = false;   ///< Every message arrived exactly once and in order.
+  bool skipped = false; ///< The contender does not support this protocol.
+};
+
+/// @brief Latency percentiles in ns of one run.
+struct LatencyOutcome {
+  double p50 = 0.0;  ///< Median.
+  double p95 = 0.0;  ///< 95th percentile.
+  double p99 = 0.0;  ///< 99th percentile.
+  double max = 0.0;  ///< Largest sample.
+  bool valid = false;    ///< Sequence check passed.
+  bool skipped = false;  ///< Not supported.
+};
+
+/// @brief E2E throughput: `producers` threads (core 0) push `messages` in total, retrying while
+/// not admitted; the consumer (core 1) polls until all arrived. Returns messages per second.
+template <typename Family, typename P>
+Outcome RunE2E(uint64_t messages, int producers, bool* pinned) {
+  using Adapter = typename Family::template Type<P, SeqSink>;
+  Outcome out;
+  if (producers > Adapter::kMaxProducers) {
+    out.skipped = true;
+    return out;
+  }
+  const uint64_t per_producer = messages / static_cast<uint64_t>(producers);
+  const uint64_t total = per_producer * static_cast<uint64_t>(producers);
+  auto sink = std::make_unique<SeqSink>();
+  Options options;
+  options.producers = producers;
+  auto q = std::make_unique<Adapter>(options, *sink);
+  const P proto = Prototype<P>();
+  double seconds = 0.0;
+  if constexpr (Adapter::kSynchronous) {
+    seconds = RunOnProducerCore<double>(
+        [&]() {
+          auto producer = q->MakeProducer(0);
+          P m = proto;
+          const uint64_t t0 = NowNs();
+          for (uint64_t i = 0U; i < total; ++i) {
+            m.seq = MakeSeq(0, i);
+            q->TryPush(producer, m);
+          }
+          return static_cast<double>(NowNs() - t0) * 1e-9;
+        },
+        pinned);
+  } else {
+    seconds = RunPinnedThreads(
+        producers,
+        [&](int id) {
+          auto producer = q->MakeProducer(id);
+          P m = proto;
+          for (uint64_t i = 0U; i < per_producer; ++i) {
+            m.seq = MakeSeq(id, i);
+            while (!q->TryPush(producer, m)) {
+              CpuRelax();
+            }
+          }
+          q->Flush(producer);
+        },
+        [&]() {
+          auto consumer = q->MakeConsumer();
+          while (sink->count < total) {
+            q->Poll(consumer);
+          }
+        },
+        pinned);
+  }
+  out.valid = sink->count == total && sink->errors == 0U;
+  out.value = seconds > 0.0 ? static_cast<double>(total) / seconds : 0.0;
+  return out;
+}
+
+/// @brief Publish-only: one thread (core 0) pushes `messages` into an empty queue larger than
+/// that; the time of the pushes alone, in ns per message. The queue is then drained and checked
+/// (untimed). Any refused push makes the result invalid.
+template <typename Family>
+Outcome RunPublishOnly(uint64_t messages, bool* pinned) {
+  using Adapter = typename Family::template Type<Msg24, SeqSink>;
+  Outcome out;
+  if constexpr (Adapter::kSynchronous) {
+    out.skipped = true;
+    return out;
+  } else {
+    auto sink = std::make_unique<SeqSink>();
+    Options options;
+    options.capacity = 131072U;
+    while (options.capacity < messages + messages / 4U) {
+      options.capacity *= 2U;
+    }
+    auto q = std::make_unique<Adapter>(options, *sink);
+    uint64_t refused = 0U;
+    const double ns = RunOnProducerCore<double>(
+        [&]() {
+          auto producer = q->MakeProducer(0);
+          Msg24 m = Prototype<Msg24>();
+          const uint64_t t0 = NowNs();
+          for (uint64_t i = 0U; i < messages; ++i) {
+            m.seq = i;
+            refused += q->TryPush(producer, m) ? 0U : 1U;
+          }
+          const uint64_t t1 = NowNs();
+          q->Flush(producer);
+          // Drain and check (untimed). Give up after 2 s without progress.
+          auto consumer = q->MakeConsumer();
+          uint64_t last_progress = NowNs();
+          while (sink->count < messages - refused && NowNs() - last_progress < 2000000000U) {
+            if (q->Poll(consumer) != 0U) {
+              last_progress = NowNs();
+            }
+          }
+          return static_cast<double>(t1 - t0) / static_cast<double>(messages);
+        },
+        pinned);
+    out.value = ns;
+    out.valid = refused == 0U && sink->count == messages && sink->errors == 0U;
+    return out;
+  }
+}
+
+/// @brief Latency: one message in flight; the producer stamps just before the push, the
+/// consumer's sink stamps on delivery and acknowledges; `warmup` messages are discarded.
+template <typename Family>
+LatencyOutcome RunLatency(uint64_t warmup, uint64_t samples, bool* pinned) {
+  using Adapter = typename Family::template Type<Msg24, LatencySink>;
+  LatencyOutcome out;
+  if constexpr (Adapter::kSynchronous) {
+    out.skipped = true;
+    return out;
+  } else {
+    const uint64_t total = warmup + samples;
+    std::vector<uint64_t> sent(total, 0U);
+    std::vector<uint64_t> arrival(total, 0U);
+    struct alignas(64) AckLine {
+      std::atomic<uint64_t> value{0U};
+    };
+    auto ack = std::make_unique<AckLine>();
+    auto sink = std::make_unique<LatencySink>();
+    sink->arrival = arrival.data();
+    sink->ack = &ack->value;
+    Options options;
+    options.one_in_flight = true;
+    auto q = std::make_unique<Adapter>(options, *sink);
+    RunPinnedThreads(
+        1,
+        [&](int) {
+          auto producer = q->MakeProducer(0);
+          Msg24 m = Prototype<Msg24>();
+          for (uint64_t i = 0U; i < total; ++i) {
+            while (ack->value.load(std::memory_order_acquire) < i) {
+            }
+            m.seq = i;
+            sent[i] = Ticks::Read();
+            while (!q->TryPush(producer, m)) {
+              CpuRelax();
+            }
+            q->Flush(producer);
+          }
+        },
+        [&]() {
+          auto consumer = q->MakeConsumer();
+          while (sink->count < total) {
+            q->Poll(consumer);
+          }
+        },
+        pinned);
+    std::vector<double> ns;
+    ns.reserve(samples);
+    const double scale = Ticks::NsPerTick();
+    for (uint64_t i = warmup; i < total; ++i) {
+      const uint64_t d = arrival[i] > sent[i] ? arrival[i] - sent[i] : 0U;
+      ns.push_back(static_cast<double>(d) * scale);
+    }
+    std::sort(ns.begin(), ns.end());
+    out.p50 = Percentile(ns, 0.50);
+    out.p95 = Percentile(ns, 0.95);
+    out.p99 = Percentile(ns, 0.99);
+    out.max = ns.empty() ? 0.0 : ns.back();
+    out.valid = sink->count == total && sink->errors == 0U;
+    return out;
+  }
+}
+
+/// @brief Core-to-core cache-line ping-pong between core 0 and core 1: one line, each side waits
+/// for the other's value and answers. Every round trip is timed on its own (Ticks); returns the
+/// median one-way handoff in ns (median round trip / 2), which a preempted spinner cannot skew.
+inline double RunPingPong(uint64_t iterations, bool* pinned) {
+  struct alignas(64) Line {
+    std::atomic<uint64_t> value{0U};
+  };
+  auto line = std::make_unique<Line>();
+  std::vector<double> round_trips(iterations, 0.0);
+  const double scale = Ticks::NsPerTick();
+  RunPinnedThreads(
+      1,
+      [&](int) {
+        for (uint64_t i = 0U; i < iterations; ++i) {
+          const uint64_t t0 = Ticks::Read();
+          line->value.store(2U * i + 1U, std::memory_order_release);
+          while (line->value.load(std::memory_order_acquire) != 2U * i + 2U) {
+          }
+          round_trips[i] = static_cast<double>(Ticks::Read() - t0) * scale;
+        }
+      },
+      [&]() {
+        for (uint64_t i = 0U; i < iterations; ++i) {
+          while (line->value.load(std::memory_order_acquire) != 2U * i + 1U) {
+          }
+          line->value.store(2U * i + 2U, std::memory_order_release);
+        }
+      },
+      pinned);
+  return Summarize(std::move(round_trips)).median / 2.0;
+}
+
+}  // namespace mccc_bench
+
+#endif  // MCCC_BENCH_COMMON_ADAPTERS_HPP_

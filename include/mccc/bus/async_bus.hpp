@@ -1,0 +1,517 @@
+/// @file async_bus.hpp
+/// @brief `mccc::AsyncBus`: many producers publish typed messages, one consumer dispatches them.
+///
+/// The bus composes the pieces that each live in their own header:
+/// - ring/mpsc_ring.hpp: the lock-free bounded ring the envelopes live in;
+/// - admission/priority_admission.hpp: which priority is admitted at which occupancy;
+/// - statistics/bus_statistics.hpp: counters that cost no shared write per message;
+/// - dispatch/subscription_table.hpp: subscriber callbacks, read by the consumer without a lock;
+/// - dispatch/visit.hpp: compile-time visitor dispatch;
+/// - wakeup/consumer_parking.hpp: an idle consumer may sleep and is woken by the next publish.
+///
+/// Thread-safety summary: Publish*, Subscribe, Unsubscribe, the queue snapshots, statistics,
+/// SetPerformanceMode and SetErrorCallback are threadsafe (any thread, any time).
+/// ProcessBatch, ProcessBatchWith and WaitForMessages belong to the one consumer thread.
+#ifndef MCCC_BUS_ASYNC_BUS_HPP_
+#define MCCC_BUS_ASYNC_BUS_HPP_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "mccc/admission/priority_admission.hpp"
+#include "mccc/config.hpp"
+#include "mccc/dispatch/subscription_table.hpp"
+#include "mccc/dispatch/visit.hpp"
+#include "mccc/message.hpp"
+#include "mccc/ring/mpsc_ring.hpp"
+#include "mccc/statistics/bus_statistics.hpp"
+#include "mccc/traits.hpp"
+#include "mccc/detail/variant_traits.hpp"
+#include "mccc/wakeup/consumer_parking.hpp"
+
+namespace mccc {
+
+/// @brief The asynchronous message bus.
+/// @tparam PayloadVariant `std::variant<Msg1, Msg2, ...>` of the message types.
+/// @tparam Traits Per-bus configuration, derived from DefaultBusTraits.
+template <typename PayloadVariant, typename Traits = DefaultBusTraits>
+class AsyncBus {
+  static_assert(detail::IsStdVariant<PayloadVariant>::value,
+                "mccc: AsyncBus<Payload>: Payload must be a std::variant<...> of message types");
+  static_assert(std::variant_size_v<PayloadVariant> <= Traits::kMaxMessageTypes,
+                "mccc: the payload variant has more alternatives than kMaxMessageTypes; raise "
+                "MCCC_MAX_MESSAGE_TYPES (or kMaxMessageTypes in your bus traits) or split the "
+                "variant across buses");
+  static_assert(Traits::kQueueDepth > 0U, "mccc: kQueueDepth (MCCC_QUEUE_DEPTH) must be > 0");
+  static_assert((Traits::kQueueDepth & (Traits::kQueueDepth - 1U)) == 0U,
+                "mccc: kQueueDepth (MCCC_QUEUE_DEPTH) must be a power of two, e.g. 1024");
+  static_assert(Traits::kBatchSize > 0U, "mccc: kBatchSize (MCCC_BATCH_SIZE) must be > 0");
+  static_assert(!Traits::kSingleCore || Traits::kSingleCoreUnsafeAcknowledged,
+                "mccc: kSingleCore = true is only correct on a single-core CPU; also set "
+                "kSingleCoreUnsafeAcknowledged = true (MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE=1)");
+  static_assert(detail::AllNothrowMovable<PayloadVariant>::value,
+                "mccc: every payload alternative must be nothrow move constructible (a claimed "
+                "slot must always be completed); mark the move constructor noexcept");
+
+ public:
+  using Payload = PayloadVariant;                      ///< The payload variant.
+  using Envelope = MessageEnvelope<PayloadVariant>;    ///< What a ring slot holds.
+  using TraitsType = Traits;                           ///< The configuration.
+  using Position = typename Traits::Position;          ///< Ring position type.
+  using PerformanceMode = ::mccc::PerformanceMode;     ///< So `Bus::PerformanceMode::X` works.
+  using Admission = PriorityAdmission<Traits::kQueueDepth>;  ///< The thresholds in use.
+
+  /// Ring capacity in messages.
+  static constexpr uint32_t kQueueDepth = Traits::kQueueDepth;
+  /// Messages one ProcessBatch call dispatches at most.
+  static constexpr uint32_t kBatchSize = Traits::kBatchSize;
+
+  /// @brief A bus with an empty queue and no subscribers. Allocates nothing: the ring is a
+  /// member, so give large buses static or heap storage (Instance(), std::make_unique).
+  AsyncBus() noexcept : ring_(Position{0U}), next_msg_id_(1U) {}
+
+#if MCCC_ENABLE_TEST_HOOKS
+  /// @brief Test hook: a bus whose ring (and msg_id sequence) starts at `initial_position`.
+  explicit AsyncBus(Position initial_position, uint64_t first_msg_id) noexcept
+      : ring_(initial_position), next_msg_id_(first_msg_id) {}
+
+  /// @brief Test hook: see MpscRing::SetAfterClaimHook.
+  void SetAfterClaimHook(void (*hook)(void*, Position), void* context) noexcept {
+    ring_.SetAfterClaimHook(hook, context);
+  }
+#endif
+
+  AsyncBus(const AsyncBus&) = delete;
+  AsyncBus& operator=(const AsyncBus&) = delete;
+
+  /// @brief Destroys the messages still queued (undelivered) and all subscriptions.
+  /// Requires that no thread is publishing or consuming.
+  ~AsyncBus() = default;
+
+  /// @brief The process-wide bus of this type (created on first use). Threadsafe.
+  static AsyncBus& Instance() noexcept {
+    static AsyncBus instance;
+    return instance;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Subscriptions
+  // -------------------------------------------------------------------------------------------
+
+  /// @brief Registers `callback` for messages of type T. The callback may take
+  /// `(const MessageEnvelope<Payload>&)`, `(const T&, const MessageHeader&)` or `(const T&)`,
+  /// and may return void or bool (false counts as a processing error). It runs on the consumer
+  /// thread. Returns an invalid handle (callback_id == size_t(-1)) when T already has
+  /// kMaxCallbacksPerType subscribers. Threadsafe; may be called from inside a callback (the
+  /// new subscriber may or may not see the message being dispatched, and sees all later ones).
+  template <typename T, typename F>
+  SubscriptionHandle Subscribe(F&& callback) noexcept {
+    static_assert(detail::kIsAlternative<T, Payload>,
+                  "mccc: Subscribe<T>: T is not an alternative of the bus payload variant; "
+                  "subscribe to one of the std::variant's types or add T to it");
+    constexpr std::size_t kIndex = detail::AlternativeIndex<T, Payload>::value;
+    using Fn = std::decay_t<F>;
+    if constexpr (std::is_invocable_v<Fn&, const Envelope&>) {
+      return AddCallback<detail::EnvelopeCallbackAdapter<Envelope, Fn>>(
+          kIndex, std::forward<F>(callback));
+    } else {
+      static_assert(detail::kHandlesType<Fn, T>,
+                    "mccc: Subscribe<T>: the callback must be callable as f(const "
+                    "MessageEnvelope<Payload>&), f(const T&, const MessageHeader&) or f(const T&)");
+      return AddCallback<detail::TypedCallbackAdapter<kIndex, Envelope, Fn>>(
+          kIndex, std::forward<F>(callback));
+    }
+  }
+
+  /// @brief Removes a subscription. True the first time for a handle this bus returned; false
+  /// (and nothing changes) for an invalid, foreign or already removed handle. Threadsafe; may be
+  /// called from inside a callback, including the subscription's own.
+  ///
+  /// When can the callback still run after Unsubscribe returns true?
+  /// - Called on the consumer thread (from a callback): never again, not even for the message
+  ///   being dispatched.
+  /// - Called on another thread: at most the one invocation the consumer had already started
+  ///   (or had decided to start) for the message it was dispatching at that moment. No
+  ///   invocation for a later message. The callable's captures are destroyed once that
+  ///   invocation cannot be running any more (at the end of the consumer's current batch).
+  bool Unsubscribe(const SubscriptionHandle& handle) noexcept { return table_.Remove(handle); }
+
+  /// @brief Live subscribers of T (snapshot). Threadsafe.
+  template <typename T>
+  std::size_t SubscriberCount() const noexcept {
+    static_assert(detail::kIsAlternative<T, Payload>,
+                  "mccc: SubscriberCount<T>: T is not an alternative of the bus payload variant");
+    return table_.CountActive(detail::AlternativeIndex<T, Payload>::value);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Publishing: threadsafe, lock-free (wait-free with kSingleProducer), never allocates.
+  // -------------------------------------------------------------------------------------------
+
+  /// @brief Publishes `message` with MEDIUM priority, timestamped by the bus clock. Returns
+  /// false when not admitted; `message` is then left untouched (not moved from).
+  template <typename T>
+  bool Publish(T&& message, uint32_t sender_id) noexcept {
+    return PublishImpl(std::forward<T>(message), sender_id, MessagePriority::MEDIUM,
+                       Traits::Clock::NowUs());
+  }
+
+  /// @brief Publishes with an explicit priority (see Admission for the thresholds). Returns
+  /// false when not admitted, or when `priority` is not a MessagePriority enumerator
+  /// (INVALID_MESSAGE is then reported); `message` is then left untouched.
+  template <typename T>
+  bool PublishWithPriority(T&& message, uint32_t sender_id, MessagePriority priority) noexcept {
+    return PublishImpl(std::forward<T>(message), sender_id, priority, Traits::Clock::NowUs());
+  }
+
+  /// @brief Publishes with a caller-supplied timestamp: no clock read. Otherwise as
+  /// PublishWithPriority (MEDIUM unless given).
+  template <typename T>
+  bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
+                   MessagePriority priority = MessagePriority::MEDIUM) noexcept {
+    return PublishImpl(std::forward<T>(message), sender_id, priority, timestamp_us);
+  }
+
+  /// @brief Constructs a T from `args` directly inside the slot (no temporary when T's
+  /// constructor cannot throw). Returns false when not admitted (nothing is constructed).
+  template <typename T, typename... Args>
+  bool PublishEmplace(uint32_t sender_id, MessagePriority priority, Args&&... args) noexcept {
+    static_assert(detail::kIsAlternative<T, Payload>,
+                  "mccc: PublishEmplace<T>: T is not an alternative of the bus payload variant; "
+                  "publish one of the std::variant's types or add T to it");
+    if constexpr (std::is_nothrow_constructible_v<T, Args&&...>) {
+      return PublishConstructed(
+          sender_id, priority, Traits::Clock::NowUs(), [&](void* storage, const MessageHeader& h) noexcept {
+            ::new (storage) Envelope{h, Payload(std::in_place_type<T>, std::forward<Args>(args)...)};
+          });
+    } else {
+      return PublishImpl(T(std::forward<Args>(args)...), sender_id, priority,
+                         Traits::Clock::NowUs());
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Consuming: the one consumer thread only.
+  // -------------------------------------------------------------------------------------------
+
+  /// @brief Dispatches up to kBatchSize queued messages to their subscribers, in queue order.
+  /// Each payload is destroyed right after its callbacks ran. Returns the number dispatched.
+  /// Consumer thread only (a debug build asserts on a second thread or on re-entry).
+  uint32_t ProcessBatch() noexcept {
+    ConsumerScope scope(*this);
+    if (!ring_.HasReadyElement()) {
+      return 0U;  // nothing to do: skip the dispatch-epoch handshake
+    }
+    const bool opened = table_.BeginBatch();
+    MCCC_ASSERT(opened,
+                "ProcessBatch entered by two threads at once (or re-entered from a callback); a "
+                "bus has exactly one consumer thread");
+    static_cast<void>(opened);
+    const PerformanceMode mode = LoadMode();
+    uint32_t errors = 0U;
+    const uint32_t processed =
+        ring_.ConsumeBatch(kBatchSize, [this, mode, &errors](Envelope& envelope, Position) noexcept {
+          AssignMessageId(envelope.header, mode);
+          errors += table_.Dispatch(envelope, [this, mode](uint64_t msg_id) noexcept {
+            ReportError(mode, BusError::PROCESSING_ERROR, msg_id);
+          });
+        });
+    table_.EndBatch();
+    if (mode == PerformanceMode::FULL_FEATURED) {
+      stats_.CountProcessed(processed, errors);
+    }
+    return processed;
+  }
+
+  /// @brief Dispatches up to kBatchSize messages to `visitor`, which must have a handler for
+  /// every alternative (`(const T&)` or `(const T&, const MessageHeader&)`, returning void or
+  /// bool); use mccc::make_overloaded, with `[](const auto&) {}` to ignore the rest. No callback
+  /// table and no indirect call: handlers can inline. Consumer thread only.
+  template <typename Visitor>
+  uint32_t ProcessBatchWith(Visitor&& visitor) noexcept {
+    using V = std::remove_reference_t<Visitor>;
+    static_assert(detail::VisitorCoversAll<V, Payload>::value,
+                  "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
+                  "alternative; add an overload taking (const T&) or (const T&, const "
+                  "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
+    ConsumerScope scope(*this);
+    const PerformanceMode mode = LoadMode();
+    uint32_t errors = 0U;
+    const uint32_t processed = ring_.ConsumeBatch(
+        kBatchSize, [this, mode, &errors, &visitor](Envelope& envelope, Position) noexcept {
+          AssignMessageId(envelope.header, mode);
+          if (MCCC_UNLIKELY(!VisitGuarded(visitor, envelope))) {
+            ++errors;
+            ReportError(mode, BusError::PROCESSING_ERROR, envelope.header.msg_id);
+          }
+        });
+    if (mode == PerformanceMode::FULL_FEATURED) {
+      stats_.CountProcessed(processed, errors);
+    }
+    return processed;
+  }
+
+  /// @brief Consumer thread: returns true at once if a message is ready; otherwise sleeps until
+  /// a producer publishes or `timeout_us` passes (futex on Linux). Producers pay no system call
+  /// while the consumer is awake. Returns whether a message is ready now.
+  /// Single-producer buses: publishes that raced with the very first call may wake the
+  /// consumer only at the timeout.
+  bool WaitForMessages(uint32_t timeout_us) noexcept {
+    if (ring_.HasReadyElement()) {
+      return true;
+    }
+    if (!parking_.SleepEnabled()) {
+      parking_.EnableSleep();
+    }
+    parking_.Park([this]() noexcept { return ring_.HasClaimedWork(); }, timeout_us);
+    return ring_.HasReadyElement();
+  }
+
+  /// @brief Wakes the consumer if it sleeps in WaitForMessages (e.g. to make it notice a stop
+  /// request). Threadsafe.
+  void WakeConsumer() noexcept {
+    parking_.FullFence();  // orders the caller's earlier stores before the sleep-flag load
+    parking_.NotifyAfterClaim();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Introspection: threadsafe snapshots (stale as soon as they return).
+  // -------------------------------------------------------------------------------------------
+
+  /// @brief Messages published and not yet consumed (including ones still being written).
+  uint32_t QueueDepth() const noexcept { return static_cast<uint32_t>(ring_.Occupancy()); }
+
+  /// @brief QueueDepth as a whole percentage of capacity (0..100, rounded down).
+  uint32_t QueueUtilizationPercent() const noexcept {
+    return Admission::UtilizationPercent(ring_.Occupancy());
+  }
+
+  /// @brief NORMAL < 75% <= WARNING < 90% <= CRITICAL < 100% = FULL.
+  BackpressureLevel GetBackpressureLevel() const noexcept {
+    return Admission::LevelFor(ring_.Occupancy());
+  }
+
+  /// @brief Ring capacity.
+  static constexpr uint32_t Capacity() noexcept { return kQueueDepth; }
+
+  /// @brief Switches features at runtime: FULL_FEATURED (default), NO_STATS (admission and
+  /// error callback, no counters), BARE_METAL (reject only when full; no counters, no error
+  /// callback). Threadsafe; publishes already under way finish in the mode they read.
+  void SetPerformanceMode(PerformanceMode mode) noexcept {
+    // relaxed: the mode selects checks; no data is published through it.
+    mode_.store(mode, std::memory_order_relaxed);
+  }
+
+  /// @brief The current mode. Threadsafe.
+  PerformanceMode GetPerformanceMode() const noexcept { return LoadMode(); }
+
+  /// @brief Counters since construction or the last ResetStatistics (FULL_FEATURED only counts).
+  BusStatisticsSnapshot GetStatistics() const noexcept { return stats_.Snapshot(); }
+
+  /// @brief Zeroes the counters seen by later GetStatistics calls. Threadsafe.
+  void ResetStatistics() noexcept { stats_.Reset(); }
+
+  /// @brief Installs the error callback (nullptr: none). It is called on producer threads for
+  /// QUEUE_FULL / INVALID_MESSAGE and on the consumer thread for PROCESSING_ERROR /
+  /// OVERFLOW_DETECTED, so it must be threadsafe and quick. Threadsafe.
+  void SetErrorCallback(ErrorCallback callback) noexcept {
+    // relaxed: a function pointer to immutable code; no other data travels with it.
+    error_callback_.store(callback, std::memory_order_relaxed);
+  }
+
+ private:
+  using Ring = MpscRing<Envelope, Traits::kQueueDepth, Traits::kSingleProducer,
+                        Traits::kSingleCore, Position, Traits::kCacheLineSize>;
+  using Table = SubscriptionTable<Envelope, std::variant_size_v<Payload>,
+                                  Traits::kMaxCallbacksPerType, Traits::kCallbackStorageBytes,
+                                  Traits::kSingleCore>;
+  using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
+                                   Traits::kSingleCore, Traits::kCacheLineSize>;
+  static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;
+  static constexpr unsigned kLine =
+      detail::kLineAlign<Traits::kSingleCore, Traits::kCacheLineSize, std::atomic<uint32_t>>;
+
+  /// Debug-only detector of a second consumer thread or of re-entry from a callback.
+  class ConsumerScope {
+   public:
+    explicit ConsumerScope(AsyncBus& bus) noexcept : bus_(bus) {
+#if MCCC_ENABLE_ASSERTS
+      // acquire/release: hands the consumer role from one (sequential) consumer to the next.
+      const bool busy = bus_.consumer_active_.exchange(true, std::memory_order_acquire);
+      MCCC_ASSERT(!busy,
+                  "ProcessBatch/ProcessBatchWith entered by two threads at once (or re-entered "
+                  "from a callback); a bus has exactly one consumer thread");
+#endif
+    }
+    ~ConsumerScope() {
+#if MCCC_ENABLE_ASSERTS
+      bus_.consumer_active_.store(false, std::memory_order_release);
+#endif
+    }
+    ConsumerScope(const ConsumerScope&) = delete;
+    ConsumerScope& operator=(const ConsumerScope&) = delete;
+
+   private:
+    AsyncBus& bus_;
+  };
+
+  MCCC_ALWAYS_INLINE PerformanceMode LoadMode() const noexcept {
+    // relaxed: see SetPerformanceMode.
+    return mode_.load(std::memory_order_relaxed);
+  }
+
+  template <typename Adapter, typename F>
+  SubscriptionHandle AddCallback(std::size_t index, F&& callback) noexcept {
+    static_assert(sizeof(Adapter) <= Traits::kCallbackStorageBytes,
+                  "mccc: the subscriber callable is larger than the bus's callback storage; "
+                  "capture less (e.g. a pointer) or raise kCallbackStorageBytes "
+                  "(MCCC_CALLBACK_STORAGE_BYTES) in the bus traits");
+    return table_.Add(index, typename Table::Callback(Adapter{std::forward<F>(callback)}));
+  }
+
+  template <typename T>
+  MCCC_ALWAYS_INLINE bool PublishImpl(T&& message, uint32_t sender_id, MessagePriority priority,
+                                      uint64_t timestamp_us) noexcept {
+    using Message = std::remove_cv_t<std::remove_reference_t<T>>;
+    static_assert(detail::kIsAlternative<Message, Payload> || std::is_same_v<Message, Payload>,
+                  "mccc: Publish: the message type is not an alternative of the bus payload "
+                  "variant; publish one of the std::variant's types (exactly, no conversion) or "
+                  "add the type to it");
+    if constexpr (std::is_same_v<Message, Payload>) {
+      static_assert(std::is_nothrow_constructible_v<Payload, T&&>,
+                    "mccc: publishing a whole payload variant needs a nothrow copy/move; pass an "
+                    "rvalue or publish the alternative itself");
+      return PublishConstructed(sender_id, priority, timestamp_us,
+                                [&](void* storage, const MessageHeader& header) noexcept {
+                                  ::new (storage) Envelope{header, Payload(std::forward<T>(message))};
+                                });
+    } else if constexpr (std::is_nothrow_constructible_v<Message, T&&>) {
+      return PublishConstructed(
+          sender_id, priority, timestamp_us, [&](void* storage, const MessageHeader& header) noexcept {
+            ::new (storage)
+                Envelope{header, Payload(std::in_place_type<Message>, std::forward<T>(message))};
+          });
+    } else {
+      // A copy that may throw is made before claiming a slot (a claimed slot must always be
+      // completed); the move into the slot cannot throw (checked for every alternative).
+      Message copy(message);
+      return PublishImpl(std::move(copy), sender_id, priority, timestamp_us);
+    }
+  }
+
+  template <typename Construct>
+  MCCC_ALWAYS_INLINE bool PublishConstructed(uint32_t sender_id, MessagePriority priority,
+                                             uint64_t timestamp_us, Construct&& construct) noexcept {
+    const auto priority_index = static_cast<std::size_t>(priority);
+    if (MCCC_UNLIKELY(priority_index >= kPriorityCount)) {
+      ReportError(LoadMode(), BusError::INVALID_MESSAGE, 0U);
+      return false;
+    }
+    const PerformanceMode mode = LoadMode();
+    const Position limit = mode == PerformanceMode::BARE_METAL
+                               ? static_cast<Position>(kQueueDepth)
+                               : kLimits[priority_index];
+    // msg_id is assigned by the consumer in delivery order; the producer leaves it 0.
+    const MessageHeader header{0U, timestamp_us, sender_id, priority};
+    const RingClaim<Position> claim =
+        ring_.TryPublish(limit, [&](void* storage, Position) noexcept { construct(storage, header); });
+    if (MCCC_LIKELY(claim.admitted)) {
+      if (mode == PerformanceMode::FULL_FEATURED) {
+        stats_.CountPublished(priority);
+      }
+      NotifyConsumer();
+      return true;
+    }
+    OnRejected(mode, priority, claim.position);
+    return false;
+  }
+
+  MCCC_ALWAYS_INLINE void NotifyConsumer() noexcept {
+    if constexpr (kHasParking) {
+      if constexpr (Traits::kSingleProducer) {
+        // The single producer's tail store is only a release; a sleeping consumer needs the
+        // StoreLoad order the MPSC CAS gives for free (consumer_parking.hpp).
+        if (MCCC_UNLIKELY(parking_.SleepEnabled())) {
+          parking_.FullFence();
+          parking_.NotifyAfterClaim();
+        }
+      } else {
+        parking_.NotifyAfterClaim();
+      }
+    }
+  }
+
+  MCCC_NOINLINE void OnRejected(PerformanceMode mode, MessagePriority priority,
+                                Position observed_tail) noexcept {
+    if (mode == PerformanceMode::BARE_METAL) {
+      return;
+    }
+    if (mode == PerformanceMode::FULL_FEATURED) {
+      stats_.CountDropped(priority);
+    }
+    // The id this message would have received (the next admitted message receives it).
+    ReportError(mode, BusError::QUEUE_FULL, static_cast<uint64_t>(observed_tail) + 1U);
+  }
+
+  void ReportError(PerformanceMode mode, BusError error, uint64_t msg_id) noexcept {
+    if (mode == PerformanceMode::BARE_METAL) {
+      return;
+    }
+    // relaxed: see SetErrorCallback.
+    const ErrorCallback callback = error_callback_.load(std::memory_order_relaxed);
+    if (callback != nullptr) {
+      callback(error, msg_id);
+    }
+  }
+
+  MCCC_ALWAYS_INLINE void AssignMessageId(MessageHeader& header, PerformanceMode mode) noexcept {
+    header.msg_id = next_msg_id_;
+    ++next_msg_id_;
+    if (MCCC_UNLIKELY(header.msg_id == 0U)) {
+      ReportError(mode, BusError::OVERFLOW_DETECTED, 0U);  // the 64-bit id sequence wrapped
+    }
+  }
+
+  template <typename Visitor>
+  MCCC_ALWAYS_INLINE static bool VisitGuarded(Visitor& visitor, const Envelope& envelope) noexcept {
+#if MCCC_HAS_EXCEPTIONS
+    try {
+      return detail::VisitAlternative(envelope.payload.index(), envelope.payload, envelope.header,
+                                      visitor);
+    } catch (...) {
+      return false;
+    }
+#else
+    return detail::VisitAlternative(envelope.payload.index(), envelope.payload, envelope.header,
+                                    visitor);
+#endif
+  }
+
+  static constexpr Position kLimits[kPriorityCount] = {
+      static_cast<Position>(Admission::LimitFor(MessagePriority::LOW)),
+      static_cast<Position>(Admission::LimitFor(MessagePriority::MEDIUM)),
+      static_cast<Position>(Admission::LimitFor(MessagePriority::HIGH))};
+
+  // Read-mostly settings on their own line: producers read them on every publish.
+  alignas(kLine) std::atomic<PerformanceMode> mode_{PerformanceMode::FULL_FEATURED};
+  std::atomic<ErrorCallback> error_callback_{nullptr};
+  // Written only when the consumer goes to sleep; read by every publish.
+  alignas(kLine) ConsumerParking parking_;
+  Ring ring_;
+  // Consumer-owned.
+  alignas(kLine) uint64_t next_msg_id_;
+#if MCCC_ENABLE_ASSERTS
+  std::atomic<bool> consumer_active_{false};
+#endif
+  Table table_;
+  Statistics stats_;
+};
+
+}  // namespace mccc
+
+#endif  // MCCC_BUS_ASYNC_BUS_HPP_

@@ -1,0 +1,167 @@
+/// @file config.hpp
+/// @brief Compile-time defaults (the `MCCC_*` macros) and platform facts.
+///
+/// Every `MCCC_*` macro below only sets the default of a member of `mccc::DefaultBusTraits`
+/// (see traits.hpp). Per-bus choices belong in a traits struct, so two buses in one program may
+/// differ and nothing depends on include order. Define a macro before the first mccc include (or
+/// on the compiler command line) to change the default for every bus that does not override it.
+#ifndef MCCC_CONFIG_HPP_
+#define MCCC_CONFIG_HPP_
+
+#include <cstddef>
+#include <cstdint>
+
+// ---------------------------------------------------------------------------------------------
+// Capacity and limits
+// ---------------------------------------------------------------------------------------------
+
+/// Ring capacity in messages (power of two). Memory: capacity * sizeof(slot).
+#ifndef MCCC_QUEUE_DEPTH
+#define MCCC_QUEUE_DEPTH 131072U
+#endif
+
+/// Largest number of alternatives a bus payload variant may have.
+#ifndef MCCC_MAX_MESSAGE_TYPES
+#define MCCC_MAX_MESSAGE_TYPES 32U
+#endif
+
+/// Callback slots per message type (a subscription beyond this returns an invalid handle).
+#ifndef MCCC_MAX_CALLBACKS_PER_TYPE
+#define MCCC_MAX_CALLBACKS_PER_TYPE 16U
+#endif
+
+/// Subscriptions one `mccc::Component` can own.
+#ifndef MCCC_MAX_SUBSCRIPTIONS_PER_COMPONENT
+#define MCCC_MAX_SUBSCRIPTIONS_PER_COMPONENT 16U
+#endif
+
+/// Messages one `ProcessBatch` call dispatches at most.
+#ifndef MCCC_BATCH_SIZE
+#define MCCC_BATCH_SIZE 1024U
+#endif
+
+/// Bytes of inline storage for one subscriber callback.
+#ifndef MCCC_CALLBACK_STORAGE_BYTES
+#define MCCC_CALLBACK_STORAGE_BYTES 64U
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Platform facts
+// ---------------------------------------------------------------------------------------------
+
+/// Destructive-interference size used to separate producer-written and consumer-written data.
+#ifndef MCCC_CACHELINE_SIZE
+#define MCCC_CACHELINE_SIZE 64U
+#endif
+
+/// 1 = the wait-free single-producer path (no CAS); only one thread may publish at a time.
+#ifndef MCCC_SINGLE_PRODUCER
+#define MCCC_SINGLE_PRODUCER 0
+#endif
+
+/// 1 = single-core MCU build: relaxed atomics plus compiler (signal) fences, no cache-line
+/// padding. Wrong on any multi-core machine, hence the explicit acknowledgement below.
+#ifndef MCCC_SINGLE_CORE
+#define MCCC_SINGLE_CORE 0
+#endif
+
+#ifndef MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE
+#define MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE 0
+#endif
+
+#if MCCC_SINGLE_CORE && !MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE
+#error "MCCC_SINGLE_CORE=1 replaces hardware memory barriers with compiler fences; it is only correct on a single-core CPU (producers in ISRs or cooperative tasks). Define MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE=1 to confirm."
+#endif
+
+/// Exceptions: detected from the compiler (`-fno-exceptions` turns them off). When on, a
+/// callback that throws is caught and counted as a processing error.
+#ifndef MCCC_HAS_EXCEPTIONS
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+#define MCCC_HAS_EXCEPTIONS 1
+#else
+#define MCCC_HAS_EXCEPTIONS 0
+#endif
+#endif
+
+/// Hosted platform with an OS (threads, a monotonic clock). Bare-metal targets get 0, which
+/// keeps <chrono>, <thread> and the futex wake-up out of the build.
+#ifndef MCCC_HOSTED
+#if defined(__linux__) || defined(_WIN32) || defined(__APPLE__) || defined(__unix__)
+#define MCCC_HOSTED 1
+#else
+#define MCCC_HOSTED 0
+#endif
+#endif
+
+/// Test-only hooks (initial ring position, a pause between claiming a slot and publishing it).
+/// Compiled out of normal builds; the reliability tests define MCCC_ENABLE_TEST_HOOKS=1.
+#ifndef MCCC_ENABLE_TEST_HOOKS
+#define MCCC_ENABLE_TEST_HOOKS 0
+#endif
+
+/// 1 when compiled with ThreadSanitizer, which does not model std::atomic_thread_fence (g++ warns
+/// with -Wtsan): fences are then expressed as read-modify-writes, which TSan understands.
+#ifndef MCCC_TSAN
+#if defined(__SANITIZE_THREAD__)
+#define MCCC_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MCCC_TSAN 1
+#endif
+#endif
+#endif
+#ifndef MCCC_TSAN
+#define MCCC_TSAN 0
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Assertions: on in debug builds (NDEBUG undefined) unless MCCC_ENABLE_ASSERTS says otherwise.
+// ---------------------------------------------------------------------------------------------
+#ifndef MCCC_ENABLE_ASSERTS
+#ifdef NDEBUG
+#define MCCC_ENABLE_ASSERTS 0
+#else
+#define MCCC_ENABLE_ASSERTS 1
+#endif
+#endif
+
+#if MCCC_ENABLE_ASSERTS
+#if MCCC_HOSTED
+#include <cstdio>
+#include <cstdlib>
+#define MCCC_ASSERT(cond, msg)                                                      \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "mccc assertion failed: %s\n  (%s) at %s:%d\n", (msg), #cond, \
+                   __FILE__, __LINE__);                                             \
+      std::abort();                                                                 \
+    }                                                                               \
+  } while (false)
+#else
+#define MCCC_ASSERT(cond, msg) \
+  do {                         \
+    if (!(cond)) {             \
+      __builtin_trap();        \
+    }                          \
+  } while (false)
+#endif
+#else
+#define MCCC_ASSERT(cond, msg) \
+  do {                         \
+    (void)sizeof(cond);        \
+  } while (false)
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MCCC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MCCC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MCCC_ALWAYS_INLINE inline __attribute__((always_inline))
+#define MCCC_NOINLINE __attribute__((noinline))
+#else
+#define MCCC_LIKELY(x) (x)
+#define MCCC_UNLIKELY(x) (x)
+#define MCCC_ALWAYS_INLINE inline
+#define MCCC_NOINLINE
+#endif
+
+#endif  // MCCC_CONFIG_HPP_

@@ -1,0 +1,300 @@
+/// @file fixed_vector.hpp
+/// @brief FixedVector<T, N>: a vector of at most N elements stored inside the object.
+///
+/// Why: subscriber tables and batches need a growable list with a hard upper bound and no heap.
+/// Running out of room is an expected event on an embedded target, so the insert functions
+/// return false instead of throwing, asserting or dropping silently.
+#ifndef MCCC_CONTAINERS_FIXED_VECTOR_HPP_
+#define MCCC_CONTAINERS_FIXED_VECTOR_HPP_
+
+#include <cstddef>
+#include <functional>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "mccc/config.hpp"
+
+namespace mccc {
+
+/// @brief Up to N elements of T in inline, uninitialized storage.
+///
+/// Only the first size() slots hold live objects: a slot is constructed when an element is added
+/// and destroyed when it is removed, so T needs no default constructor and no T is built for
+/// unused capacity. Element addresses never change while the element is in the vector, except
+/// for the element that erase_unordered() moves into the erased slot.
+///
+/// Thread safety: like a standard container. Concurrent const calls are safe; a non-const call
+/// concurrent with any other call on the same object is a data race.
+///
+/// @tparam T element type: a non-const, non-volatile, non-array object type whose destructor
+///           does not throw.
+/// @tparam N capacity, > 0.
+template <typename T, std::size_t N>
+class FixedVector {
+  static_assert(N > 0U, "mccc: FixedVector capacity N must be greater than 0");
+  static_assert(std::is_object<T>::value && !std::is_array<T>::value &&
+                    std::is_same<T, std::remove_cv_t<T>>::value,
+                "mccc: FixedVector element type must be a non-const, non-volatile, non-array "
+                "object type; store a pointer or wrapper otherwise");
+  static_assert(std::is_nothrow_destructible<T>::value,
+                "mccc: FixedVector element destructor must be noexcept");
+
+ private:
+  // Assignment constructs, assigns and destroys elements, so it is noexcept only if all are.
+  static constexpr bool kNothrowCopyAssign =
+      std::is_nothrow_copy_constructible<T>::value && std::is_nothrow_copy_assignable<T>::value;
+  static constexpr bool kNothrowMoveAssign =
+      std::is_nothrow_move_constructible<T>::value && std::is_nothrow_move_assignable<T>::value;
+
+ public:
+  using value_type = T;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  using reference = T&;
+  using const_reference = const T&;
+  using pointer = T*;
+  using const_pointer = const T*;
+  using iterator = T*;
+  using const_iterator = const T*;
+
+  /// Empty vector; constructs no T. Not thread-safe (construction).
+  FixedVector() noexcept {}  // NOLINT(modernize-use-equals-default): the union needs it.
+
+  /// @brief Copy-constructs every element of `other`.
+  ///
+  /// Delegates to the default constructor, so if a T copy throws, the elements copied so far
+  /// are destroyed by ~FixedVector. Not thread-safe (construction; `other` may be read
+  /// concurrently by const calls).
+  FixedVector(const FixedVector& other) noexcept(std::is_nothrow_copy_constructible<T>::value)
+      : FixedVector() {
+    for (const T& element : other) {
+      ConstructAtEnd(element);
+    }
+  }
+
+  /// @brief Move-constructs every element of `other`, then clears `other`.
+  ///
+  /// The elements themselves must be moved one by one (the storage is inline, nothing can be
+  /// stolen); leaving `other` empty gives it the same well-defined state as a moved-from
+  /// std::vector. Not thread-safe.
+  FixedVector(FixedVector&& other) noexcept(std::is_nothrow_move_constructible<T>::value)
+      : FixedVector() {
+    for (T& element : other) {
+      ConstructAtEnd(std::move(element));
+    }
+    other.clear();
+  }
+
+  /// @brief Makes this a copy of `other`: assigns over the common prefix, copy-constructs the
+  /// extra elements and destroys the surplus ones. Self-assignment is a no-op. Not thread-safe.
+  FixedVector& operator=(const FixedVector& other) noexcept(kNothrowCopyAssign) {
+    if (this != &other) {
+      AssignFrom(other);
+    }
+    return *this;
+  }
+
+  /// @brief Like copy assignment but moves the elements, then clears `other`. Self-assignment
+  /// is a no-op. Not thread-safe.
+  FixedVector& operator=(FixedVector&& other) noexcept(kNothrowMoveAssign) {
+    if (this != &other) {
+      AssignFrom(std::move(other));
+      other.clear();
+    }
+    return *this;
+  }
+
+  /// Destroys the live elements (in reverse order, like clear()). Not thread-safe.
+  ~FixedVector() { clear(); }
+
+  /// @brief Appends a copy of `value`.
+  /// @return false (and nothing is copied) when the vector is full. Not thread-safe.
+  [[nodiscard]] bool push_back(const T& value) noexcept(
+      std::is_nothrow_copy_constructible<T>::value) {
+    return emplace_back(value);
+  }
+
+  /// @brief Appends `value` by moving it.
+  /// @return false when the vector is full; `value` is then left untouched. Not thread-safe.
+  [[nodiscard]] bool push_back(T&& value) noexcept(std::is_nothrow_move_constructible<T>::value) {
+    return emplace_back(std::move(value));
+  }
+
+  /// @brief Constructs a new last element as `T(std::forward<Args>(args)...)`.
+  /// @return false when the vector is full; no T is constructed and `args` are untouched.
+  /// If the constructor throws, the vector is unchanged. Not thread-safe.
+  template <typename... Args>
+  [[nodiscard]] bool emplace_back(Args&&... args) noexcept(
+      std::is_nothrow_constructible<T, Args&&...>::value) {
+    if (full()) {
+      return false;
+    }
+    ConstructAtEnd(std::forward<Args>(args)...);
+    return true;
+  }
+
+  /// @brief Destroys the last element.
+  /// @return false (and does nothing) when the vector is empty. Not thread-safe.
+  bool pop_back() noexcept {
+    if (empty()) {
+      return false;
+    }
+    --size_;
+    elements_[size_].~T();
+    return true;
+  }
+
+  /// @brief Removes the element at `index` in O(1): the last element is move-assigned into its
+  /// slot, then the last slot is destroyed. The order of the remaining elements changes.
+  /// @return false (and does nothing) when `index >= size()`. Not thread-safe.
+  bool erase_unordered(size_type index) noexcept(std::is_nothrow_move_assignable<T>::value) {
+    // `index >= N` is implied by the invariant size_ <= N; spelling it out lets the compiler
+    // prove the accesses below in bounds (GCC's -Warray-bounds cannot see the invariant).
+    if (index >= size_ || index >= N) {
+      return false;
+    }
+    const size_type last = size_ - 1U;
+    if (index != last) {
+      elements_[index] = std::move(elements_[last]);
+    }
+    return pop_back();
+  }
+
+  /// @brief Same as erase_unordered(position - begin()).
+  ///
+  /// A template restricted to iterator/const_iterator, because a plain `const T*` overload
+  /// would make `erase_unordered(0)` ambiguous (the literal 0 is also a null pointer constant).
+  /// @return false (and does nothing) when `position` does not point at an element of this
+  /// vector (end() included). Not thread-safe.
+  template <typename Iterator,
+            typename = std::enable_if_t<std::is_same<Iterator, iterator>::value ||
+                                        std::is_same<Iterator, const_iterator>::value>>
+  bool erase_unordered(Iterator position) noexcept(std::is_nothrow_move_assignable<T>::value) {
+    // std::less gives a total order even for pointers into other objects, where a plain `<`
+    // or a subtraction would be unspecified or undefined.
+    const std::less<const_iterator> before{};
+    if (before(position, cbegin()) || !before(position, cend())) {
+      return false;
+    }
+    return erase_unordered(static_cast<size_type>(position - cbegin()));
+  }
+
+  /// Destroys all elements (last first); capacity is unchanged. Not thread-safe.
+  void clear() noexcept {
+    while (size_ > 0U) {
+      --size_;
+      elements_[size_].~T();
+    }
+  }
+
+  /// Element `index`. Precondition `index < size()`, asserted in debug. Not thread-safe.
+  T& operator[](size_type index) noexcept {
+    MCCC_ASSERT(index < size_, "mccc: FixedVector index out of range");
+    return elements_[index];
+  }
+
+  /// Element `index`. Precondition `index < size()`, asserted in debug.
+  /// Thread-safe with other const calls.
+  const T& operator[](size_type index) const noexcept {
+    MCCC_ASSERT(index < size_, "mccc: FixedVector index out of range");
+    return elements_[index];
+  }
+
+  /// First element. Precondition `!empty()`, asserted in debug. Not thread-safe.
+  T& front() noexcept {
+    MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::front() on an empty vector");
+    return elements_[0];
+  }
+
+  /// First element. Precondition `!empty()`, asserted in debug.
+  /// Thread-safe with other const calls.
+  const T& front() const noexcept {
+    MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::front() on an empty vector");
+    return elements_[0];
+  }
+
+  /// Last element. Precondition `!empty()`, asserted in debug. Not thread-safe.
+  T& back() noexcept {
+    MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::back() on an empty vector");
+    return elements_[size_ - 1U];
+  }
+
+  /// Last element. Precondition `!empty()`, asserted in debug.
+  /// Thread-safe with other const calls.
+  const T& back() const noexcept {
+    MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::back() on an empty vector");
+    return elements_[size_ - 1U];
+  }
+
+  /// Pointer to the first slot (valid even when empty; only [0, size()) are live objects).
+  /// Not thread-safe.
+  T* data() noexcept { return elements_; }
+
+  /// Pointer to the first slot (valid even when empty; only [0, size()) are live objects).
+  /// Thread-safe with other const calls.
+  const T* data() const noexcept { return elements_; }
+
+  /// Iterator to the first element. Not thread-safe.
+  iterator begin() noexcept { return elements_; }
+  /// Iterator past the last element. Not thread-safe.
+  iterator end() noexcept { return elements_ + size_; }
+  /// Iterator to the first element. Thread-safe with other const calls.
+  const_iterator begin() const noexcept { return elements_; }
+  /// Iterator past the last element. Thread-safe with other const calls.
+  const_iterator end() const noexcept { return elements_ + size_; }
+  /// Iterator to the first element. Thread-safe with other const calls.
+  const_iterator cbegin() const noexcept { return elements_; }
+  /// Iterator past the last element. Thread-safe with other const calls.
+  const_iterator cend() const noexcept { return elements_ + size_; }
+
+  /// Number of live elements. Thread-safe with other const calls.
+  size_type size() const noexcept { return size_; }
+
+  /// Largest size() this type can hold (N). Thread-safe.
+  static constexpr size_type capacity() noexcept { return N; }
+
+  /// True when size() is 0. Thread-safe with other const calls.
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0U; }
+
+  /// True when size() == capacity(), i.e. the next insert returns false.
+  /// Thread-safe with other const calls.
+  bool full() const noexcept { return size_ == N; }
+
+ private:
+  // Precondition: !full().
+  template <typename... Args>
+  void ConstructAtEnd(Args&&... args) noexcept(std::is_nothrow_constructible<T, Args&&...>::value) {
+    ::new (static_cast<void*>(elements_ + size_)) T(std::forward<Args>(args)...);
+    // Counted only after the constructor returned: a throwing constructor leaves size_ as is.
+    ++size_;
+  }
+
+  // Shared by both assignments; `Source` is `const FixedVector&` or `FixedVector&&`.
+  template <typename Source>
+  void AssignFrom(Source&& other) {
+    using Element = std::conditional_t<std::is_lvalue_reference<Source>::value, const T&, T&&>;
+    const size_type common = (size_ < other.size_) ? size_ : other.size_;
+    for (size_type i = 0U; i < common; ++i) {
+      elements_[i] = static_cast<Element>(other.elements_[i]);
+    }
+    for (size_type i = common; i < other.size_; ++i) {
+      ConstructAtEnd(static_cast<Element>(other.elements_[i]));
+    }
+    while (size_ > other.size_) {
+      pop_back();
+    }
+  }
+
+  // A union member is not constructed with the vector: this gives correctly aligned storage for
+  // N objects of T, and since it is a real T array, pointer arithmetic across the elements is
+  // valid (raw byte storage would need std::launder on every access).
+  union {
+    T elements_[N];
+  };
+  size_type size_ = 0U;
+};
+
+}  // namespace mccc
+
+#endif  // MCCC_CONTAINERS_FIXED_VECTOR_HPP_

@@ -1,0 +1,102 @@
+/// @file visit.hpp
+/// @brief Compile-time dispatch of one envelope to a visitor (ProcessBatchWith) and the adapters
+/// that turn the accepted subscriber signatures into the table's one callable signature.
+///
+/// A handler for alternative T may take `(const T&)` or `(const T&, const MessageHeader&)`, and
+/// may return void or bool (false = processing error). The visitor dispatch is a chain of index
+/// comparisons the compiler turns into a jump table or direct calls: no function pointer, no
+/// table, so handlers inline.
+#ifndef MCCC_DISPATCH_VISIT_HPP_
+#define MCCC_DISPATCH_VISIT_HPP_
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "mccc/config.hpp"
+#include "mccc/message.hpp"
+
+namespace mccc {
+namespace detail {
+
+/// @brief True when `Handler` can take an alternative T in one of the accepted forms.
+template <typename Handler, typename T>
+inline constexpr bool kHandlesType =
+    std::is_invocable_v<Handler&, const T&, const MessageHeader&> ||
+    std::is_invocable_v<Handler&, const T&>;
+
+/// @brief Calls `handler` with the message (and header if it wants one). Returns false only if
+/// the handler returned false.
+template <typename Handler, typename T>
+MCCC_ALWAYS_INLINE bool InvokeHandler(Handler& handler, const T& message,
+                                      const MessageHeader& header) {
+  if constexpr (std::is_invocable_v<Handler&, const T&, const MessageHeader&>) {
+    using Result = std::invoke_result_t<Handler&, const T&, const MessageHeader&>;
+    if constexpr (std::is_same_v<Result, bool>) {
+      return handler(message, header);
+    } else {
+      static_cast<void>(handler(message, header));
+      return true;
+    }
+  } else {
+    using Result = std::invoke_result_t<Handler&, const T&>;
+    if constexpr (std::is_same_v<Result, bool>) {
+      return handler(message);
+    } else {
+      static_cast<void>(handler(message));
+      return true;
+    }
+  }
+}
+
+/// @brief Visits alternative `index` of `payload` with `visitor`. Index checks unroll at compile
+/// time. Returns the handler's verdict (true for a valueless variant: nothing to call).
+template <std::size_t I = 0U, typename Variant, typename Visitor>
+MCCC_ALWAYS_INLINE bool VisitAlternative(std::size_t index, const Variant& payload,
+                                         const MessageHeader& header, Visitor& visitor) {
+  if constexpr (I < std::variant_size_v<Variant>) {
+    if (index == I) {
+      return InvokeHandler(visitor, *std::get_if<I>(&payload), header);
+    }
+    return VisitAlternative<I + 1U>(index, payload, header, visitor);
+  } else {
+    return true;
+  }
+}
+
+template <typename Visitor, typename Variant>
+struct VisitorCoversAll;
+/// @brief True when the visitor has a handler for every alternative.
+template <typename Visitor, typename... Ts>
+struct VisitorCoversAll<Visitor, std::variant<Ts...>>
+    : std::bool_constant<(kHandlesType<Visitor, Ts> && ...)> {};
+
+/// @brief Adapts a subscriber callable for alternative T (index I) to `bool(const Envelope&)`.
+/// The table only calls it for envelopes holding T, so the get_if never fails.
+template <std::size_t I, typename Envelope, typename F>
+struct TypedCallbackAdapter {
+  F callable;
+  bool operator()(const Envelope& envelope) {
+    return InvokeHandler(callable, *std::get_if<I>(&envelope.payload), envelope.header);
+  }
+};
+
+/// @brief Adapts a callable taking the whole envelope (returning void or bool).
+template <typename Envelope, typename F>
+struct EnvelopeCallbackAdapter {
+  F callable;
+  bool operator()(const Envelope& envelope) {
+    if constexpr (std::is_same_v<std::invoke_result_t<F&, const Envelope&>, bool>) {
+      return callable(envelope);
+    } else {
+      callable(envelope);
+      return true;
+    }
+  }
+};
+
+}  // namespace detail
+}  // namespace mccc
+
+#endif  // MCCC_DISPATCH_VISIT_HPP_

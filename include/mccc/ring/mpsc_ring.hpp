@@ -1,0 +1,329 @@
+/// @file mpsc_ring.hpp
+/// @brief The bounded multi-producer / single-consumer ring of preallocated slots.
+///
+/// Design (one paragraph per idea):
+/// - Positions grow without bound (modulo 2^bits of `Position`); slot = position & (Capacity-1).
+///   `tail_` is the next position to claim, `head_` the next position to consume.
+/// - A producer claims a position with one CAS on `tail_` (or a plain store in single-producer
+///   mode), but only after checking that occupancy (tail - head) is below the caller's admission
+///   limit. Because the limit never exceeds Capacity, "occupancy < limit" also proves that the
+///   consumer has finished with the slot's previous lap: the consumer publishes `head_` only after
+///   destroying a slot's element.
+/// - Producers read the consumer's `head_` rarely: they keep a cached copy next to `tail_`, and
+///   refresh it only when the cached view says the limit is reached. A cached head is never ahead
+///   of the real one, so it can only make a producer look twice, never admit wrongly.
+/// - No spurious "full": a producer whose tail guess is older than the head it read (the queue
+///   moved on meanwhile) reloads the tail instead of reporting full; only an occupancy computed
+///   from a fresh head and an equal-or-older tail (i.e. a lower bound of the true occupancy) at or
+///   above the limit rejects.
+/// - Each slot carries a sequence number: the producer stores position + 1 after constructing the
+///   element (release), the consumer waits for exactly head + 1 (acquire). A slot claimed but not
+///   yet written (a producer preempted mid-publish) therefore blocks the consumer at that position
+///   without it ever reading a half-written element; later positions wait behind it (FIFO).
+#ifndef MCCC_RING_MPSC_RING_HPP_
+#define MCCC_RING_MPSC_RING_HPP_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "mccc/config.hpp"
+#include "mccc/detail/atomic_ops.hpp"
+
+namespace mccc {
+
+/// @brief Result of MpscRing::TryPublish.
+template <typename Position>
+struct RingClaim {
+  bool admitted;        ///< True: the element was constructed and published.
+  Position position;    ///< The position taken (admitted) or the tail observed (refused).
+  Position occupancy;   ///< Occupancy observed when the decision was made.
+};
+
+/// @brief Bounded MPSC (or SPSC) ring. Elements live inside the slots.
+/// @tparam Element   Stored type; constructed by the producer's callable, destroyed by the consumer.
+/// @tparam kCapacity Slot count, a power of two.
+/// @tparam kSingleProducer true: at most one thread publishes at a time (no CAS).
+/// @tparam kSingleCore true: relaxed atomics plus compiler fences, no padding (one-core MCUs).
+/// @tparam Position  Unsigned position type (wraps modulo its range).
+/// @tparam kCacheLine Padding unit between producer-written and consumer-written data.
+template <typename Element, uint32_t kCapacity, bool kSingleProducer, bool kSingleCore,
+          typename Position, uint32_t kCacheLine>
+class MpscRing {
+  static_assert(kCapacity > 0U, "mccc: queue depth must be greater than zero");
+  static_assert((kCapacity & (kCapacity - 1U)) == 0U,
+                "mccc: queue depth must be a power of two (e.g. 1024, 4096, 131072)");
+  static_assert(std::is_unsigned_v<Position>, "mccc: Position must be an unsigned integer type");
+  static_assert(static_cast<uint64_t>(kCapacity) <= (static_cast<uint64_t>(Position(~Position{0})) >> 1U),
+                "mccc: queue depth must be at most half the Position range");
+  static_assert(std::atomic<Position>::is_always_lock_free,
+                "mccc: ring positions must be lock-free atomics on this target; use a 32-bit Position");
+  static_assert(std::is_nothrow_destructible_v<Element>, "mccc: elements must not throw on destruction");
+
+ public:
+  /// Number of slots.
+  static constexpr Position kCapacityValue = static_cast<Position>(kCapacity);
+
+  /// @brief Empty ring whose first position is `initial_position` (0 normally; tests start near
+  /// the wrap point to prove modular arithmetic).
+  explicit MpscRing(Position initial_position = 0U) noexcept {
+    for (uint32_t i = 0U; i < kCapacity; ++i) {
+      // The first position that lands in slot i is the first p >= initial with p % cap == i.
+      const Position first_use =
+          static_cast<Position>(initial_position + ((static_cast<Position>(i) - initial_position) &
+                                                    static_cast<Position>(kCapacity - 1U)));
+      // "Previous lap" value: never equal to first_use + 1, so the consumer cannot mistake it.
+      slots_[i].sequence.store(static_cast<Position>(first_use + 1U - kCapacityValue),
+                               std::memory_order_relaxed);
+    }
+    producer_.tail.store(initial_position, std::memory_order_relaxed);
+    producer_.cached_head.store(initial_position, std::memory_order_relaxed);
+    consumer_.head.store(initial_position, std::memory_order_relaxed);
+    consumer_.local_head = initial_position;
+    initial_position_ = initial_position;
+  }
+
+  MpscRing(const MpscRing&) = delete;
+  MpscRing& operator=(const MpscRing&) = delete;
+
+  /// @brief Destroys the elements still queued. Requires: no producer or consumer is running.
+  ~MpscRing() {
+    DrainAndDestroy();
+  }
+
+  /// @brief Claims one slot if the observed occupancy is below `limit`, constructs the element
+  /// with `construct(void* storage, Position position)` and publishes it.
+  /// Threadsafe for any number of producers (one at a time if kSingleProducer); lock-free
+  /// (wait-free if kSingleProducer). `construct` must not throw.
+  template <typename Construct>
+  MCCC_ALWAYS_INLINE RingClaim<Position> TryPublish(Position limit, Construct&& construct) noexcept {
+    RingClaim<Position> claim = kSingleProducer ? ClaimSingle(limit) : ClaimMulti(limit);
+    if (MCCC_UNLIKELY(!claim.admitted)) {
+      return claim;
+    }
+    Slot& slot = slots_[static_cast<uint32_t>(claim.position) & kMask];
+#if MCCC_ENABLE_TEST_HOOKS
+    if (after_claim_hook_ != nullptr) {
+      after_claim_hook_(after_claim_context_, claim.position);
+    }
+#endif
+    static_assert(noexcept(construct(static_cast<void*>(nullptr), Position{})),
+                  "mccc: element construction inside a claimed slot must be noexcept");
+    construct(static_cast<void*>(slot.storage), claim.position);
+    // release: pairs with the consumer's acquire load in ConsumeBatch; the element's bytes are
+    // visible before the consumer can see the sequence that announces them.
+    detail::StoreRelease<kSingleCore>(slot.sequence, static_cast<Position>(claim.position + 1U));
+    if constexpr (kSingleProducer) {
+      // The single producer publishes its tail after the slot: release pairs with the acquire
+      // loads in Occupancy()/HasClaimedWork(); nothing else depends on it.
+      detail::StoreRelease<kSingleCore>(producer_.tail, static_cast<Position>(claim.position + 1U));
+    }
+    return claim;
+  }
+
+  /// @brief Consumer: visits up to `max_count` published elements in position order, calling
+  /// `visit(Element&, Position)` and then destroying each. Returns how many were consumed.
+  /// Single consumer only: not threadsafe against itself. `visit` must not throw.
+  template <typename Visit>
+  MCCC_ALWAYS_INLINE uint32_t ConsumeBatch(uint32_t max_count, Visit&& visit) noexcept {
+    Position head = consumer_.local_head;
+    uint32_t consumed = 0U;
+    while (consumed < max_count) {
+      Slot& slot = slots_[static_cast<uint32_t>(head) & kMask];
+      // acquire: pairs with the producer's release store of position + 1 in TryPublish; a
+      // different value means "not yet published" (empty, or a producer still writing).
+      if (detail::LoadAcquire<kSingleCore>(slot.sequence) != static_cast<Position>(head + 1U)) {
+        break;
+      }
+      Element* element = std::launder(reinterpret_cast<Element*>(slot.storage));
+      visit(*element, head);
+      element->~Element();
+      ++head;
+      ++consumed;
+      // release: pairs with the producers' acquire load of head_ in RefreshHead(); the slot's
+      // element is destroyed before any producer may reuse the slot.
+      detail::StoreRelease<kSingleCore>(consumer_.head, head);
+    }
+    consumer_.local_head = head;
+    return consumed;
+  }
+
+  /// @brief Consumer: true when the next position holds a published element. Single consumer.
+  bool HasReadyElement() const noexcept {
+    const Slot& slot = slots_[static_cast<uint32_t>(consumer_.local_head) & kMask];
+    // acquire: pairs with the producer's release in TryPublish (same as ConsumeBatch).
+    return detail::LoadAcquire<kSingleCore>(slot.sequence) ==
+           static_cast<Position>(consumer_.local_head + 1U);
+  }
+
+  /// @brief Consumer: true when a producer has claimed a position the consumer has not consumed
+  /// (published or still being written). seq_cst: the consumer's half of the sleep handshake;
+  /// pairs with the producers' seq_cst claim (CAS, or fence in single-producer mode) followed by
+  /// their seq_cst load of the sleep flag.
+  bool HasClaimedWork() const noexcept {
+    return detail::LoadSeqCst<kSingleCore>(producer_.tail) != consumer_.local_head;
+  }
+
+  /// @brief Snapshot of the number of claimed, not yet consumed positions, in [0, capacity].
+  /// Threadsafe, wait-free; the value may be stale as soon as it is returned.
+  Position Occupancy() const noexcept {
+    // acquire on head first: the tail read after it cannot be older than this head.
+    const Position head = detail::LoadAcquire<kSingleCore>(consumer_.head);
+    const Position tail = detail::LoadAcquire<kSingleCore>(producer_.tail);
+    const Position occupancy = static_cast<Position>(tail - head);
+    return occupancy > kCapacityValue ? kCapacityValue : occupancy;
+  }
+
+  /// @brief Snapshot of the consumer position (total consumed = ConsumedPosition() - initial).
+  Position ConsumedPosition() const noexcept {
+    // acquire: pairs with the consumer's release in ConsumeBatch (a monotonic snapshot).
+    return detail::LoadAcquire<kSingleCore>(consumer_.head);
+  }
+
+  /// @brief Snapshot of the claim position.
+  Position ClaimedPosition() const noexcept {
+    // acquire: pairs with the tail CAS / single-producer release store (a monotonic snapshot).
+    return detail::LoadAcquire<kSingleCore>(producer_.tail);
+  }
+
+  /// @brief The position the ring started at.
+  Position InitialPosition() const noexcept { return initial_position_; }
+
+#if MCCC_ENABLE_TEST_HOOKS
+  /// @brief Test hook: called by a producer after it claimed `position` and before it writes
+  /// the slot (lets a test suspend a producer mid-publish). Set before producers start.
+  void SetAfterClaimHook(void (*hook)(void* context, Position position), void* context) noexcept {
+    after_claim_hook_ = hook;
+    after_claim_context_ = context;
+  }
+#endif
+
+ private:
+  static constexpr uint32_t kMask = kCapacity - 1U;
+  static constexpr unsigned kLine = detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<Position>>;
+
+  struct Slot {
+    std::atomic<Position> sequence;
+    alignas(Element) unsigned char storage[sizeof(Element)];
+  };
+
+  // Written by producers: the claim position and their shared cache of the consumer position.
+  struct alignas(kLine) ProducerLine {
+    std::atomic<Position> tail{0U};
+    std::atomic<Position> cached_head{0U};
+  };
+  // Written by the consumer only.
+  struct alignas(kLine) ConsumerLine {
+    std::atomic<Position> head{0U};
+    Position local_head{0U};
+  };
+
+  /// True when `tail_guess` is older than `head` (the difference is "negative"): the guess is
+  /// stale, which says nothing about fullness.
+  static constexpr bool IsBehind(Position tail_guess, Position head) noexcept {
+    return static_cast<Position>(tail_guess - head) > kCapacityValue;
+  }
+
+  /// Reads the consumer's head and shares it with the other producers (only when it moved, so a
+  /// full queue does not make every rejected producer write the shared line).
+  MCCC_ALWAYS_INLINE Position RefreshHead(Position cached) noexcept {
+    // acquire: pairs with the consumer's release store in ConsumeBatch (slot destroyed first).
+    const Position head = detail::LoadAcquire<kSingleCore>(consumer_.head);
+    if (head != cached) {
+      // release: pairs with the acquire load of cached_head in ClaimMulti, extending the
+      // consumer -> this producer happens-before edge to the producers that use the cached
+      // value. A racing producer may store an older head afterwards: harmless, a cached head
+      // is never ahead of the real one, it only makes the next producer refresh.
+      detail::StoreRelease<kSingleCore>(producer_.cached_head, head);
+    }
+    return head;
+  }
+
+  MCCC_ALWAYS_INLINE RingClaim<Position> ClaimMulti(Position limit) noexcept {
+    // relaxed: the tail is only a guess here; the CAS below validates it.
+    Position tail = producer_.tail.load(std::memory_order_relaxed);
+    // acquire: pairs with RefreshHead's release store (see there).
+    Position head = detail::LoadAcquire<kSingleCore>(producer_.cached_head);
+    for (;;) {
+      const Position occupancy = static_cast<Position>(tail - head);
+      if (MCCC_UNLIKELY(occupancy >= limit)) {
+        // Three cases: (a) the cached head is stale, (b) the tail guess is older than the head
+        // (the queue moved on meanwhile), (c) the queue really is at the limit. Only (c) rejects.
+        const Position fresh = RefreshHead(head);
+        if (IsBehind(tail, fresh)) {
+          // (b) relaxed: a fresher guess, validated by the CAS like the first one. Loaded after
+          // the acquire load of head, so it is not older than `fresh`.
+          tail = producer_.tail.load(std::memory_order_relaxed);
+          head = fresh;
+          continue;
+        }
+        if (fresh != head) {  // (a)
+          head = fresh;
+          continue;
+        }
+        // (c) head is fresh and tail is no newer than the real tail: the true occupancy was at
+        // least this large when head was read.
+        return RingClaim<Position>{false, tail, occupancy};
+      }
+      // seq_cst on success: the claim is the producer's half of the consumer sleep handshake
+      // (pairs with HasClaimedWork); it also orders the claim before the slot writes. On
+      // failure `tail` is reloaded (relaxed: it is again only a guess).
+      if (detail::CasWeakSeqCst<kSingleCore>(producer_.tail, tail,
+                                             static_cast<Position>(tail + 1U))) {
+        return RingClaim<Position>{true, tail, occupancy};
+      }
+    }
+  }
+
+  MCCC_ALWAYS_INLINE RingClaim<Position> ClaimSingle(Position limit) noexcept {
+#if MCCC_ENABLE_ASSERTS
+    // Debug-only detector for a second concurrent producer on a single-producer bus.
+    // acquire/release: pairs between successive producers so the handover is race-free.
+    const bool was_active = single_producer_active_.exchange(true, std::memory_order_acquire);
+    MCCC_ASSERT(!was_active,
+                "two threads published concurrently on a kSingleProducer bus; use the default "
+                "multi-producer traits or publish from one thread");
+    struct Release {
+      std::atomic<bool>& flag;
+      ~Release() { flag.store(false, std::memory_order_release); }
+    } release_guard{single_producer_active_};
+#endif
+    // relaxed (both): only this producer writes tail and cached_head.
+    const Position tail = producer_.tail.load(std::memory_order_relaxed);
+    Position head = producer_.cached_head.load(std::memory_order_relaxed);
+    Position occupancy = static_cast<Position>(tail - head);
+    if (MCCC_UNLIKELY(occupancy >= limit)) {
+      // acquire: pairs with the consumer's release store of head in ConsumeBatch.
+      head = detail::LoadAcquire<kSingleCore>(consumer_.head);
+      producer_.cached_head.store(head, std::memory_order_relaxed);
+      occupancy = static_cast<Position>(tail - head);
+      if (occupancy >= limit) {
+        return RingClaim<Position>{false, tail, occupancy};
+      }
+    }
+    return RingClaim<Position>{true, tail, occupancy};
+  }
+
+  void DrainAndDestroy() noexcept {
+    ConsumeBatch(kCapacity, [](Element&, Position) noexcept {});
+  }
+
+  alignas(kLine) ProducerLine producer_;
+#if MCCC_ENABLE_ASSERTS
+  std::atomic<bool> single_producer_active_{false};
+#endif
+  alignas(kLine) ConsumerLine consumer_;
+  Position initial_position_{0U};
+#if MCCC_ENABLE_TEST_HOOKS
+  void (*after_claim_hook_)(void*, Position) = nullptr;
+  void* after_claim_context_ = nullptr;
+#endif
+  alignas(kLine) Slot slots_[kCapacity];
+};
+
+}  // namespace mccc
+
+#endif  // MCCC_RING_MPSC_RING_HPP_

@@ -1,0 +1,80 @@
+/// @file traits.hpp
+/// @brief Per-bus configuration. Derive from DefaultBusTraits and override what differs:
+/// @code
+/// struct SmallTraits : mccc::DefaultBusTraits {
+///   static constexpr uint32_t kQueueDepth = 1024;   // power of two
+///   static constexpr bool kSingleProducer = true;   // wait-free producer path, no CAS
+/// };
+/// using SmallBus = mccc::AsyncBus<Payload, SmallTraits>;
+/// @endcode
+/// The MCCC_* macros of config.hpp only set the defaults below.
+#ifndef MCCC_TRAITS_HPP_
+#define MCCC_TRAITS_HPP_
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "mccc/clock.hpp"
+#include "mccc/config.hpp"
+
+namespace mccc {
+
+/// @brief Ring position and hot-counter type: 64-bit where 64-bit atomics are lock-free (so
+/// msg_id is the position itself and never needs widening), else 32-bit (Cortex-M).
+using DefaultPosition =
+    std::conditional_t<std::atomic<uint64_t>::is_always_lock_free, uint64_t, uint32_t>;
+
+/// @brief Defaults for every bus; each member has a paragraph on why it exists.
+struct DefaultBusTraits {
+  /// Slots in the ring (power of two, > 0). The memory is inside the bus object: use
+  /// `Instance()` or `std::make_unique` for large depths, not the stack.
+  static constexpr uint32_t kQueueDepth = MCCC_QUEUE_DEPTH;
+
+  /// true: only one thread publishes (at a time). Publishing becomes wait-free: no CAS, the
+  /// producer owns the tail. A debug build asserts if two threads publish concurrently.
+  static constexpr bool kSingleProducer = MCCC_SINGLE_PRODUCER != 0;
+
+  /// true: single-core MCU. Atomics use relaxed order and compiler-only (signal) fences, and no
+  /// cache-line padding is added. Incorrect on any multi-core CPU; must be acknowledged with
+  /// kSingleCoreUnsafeAcknowledged (MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE).
+  static constexpr bool kSingleCore = MCCC_SINGLE_CORE != 0;
+
+  /// Must be true for kSingleCore to build: the user states it runs on one core.
+  static constexpr bool kSingleCoreUnsafeAcknowledged = MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE != 0;
+
+  /// Padding unit that keeps producer-written and consumer-written data apart.
+  static constexpr uint32_t kCacheLineSize = MCCC_CACHELINE_SIZE;
+
+  /// Largest payload variant this bus accepts (bounds the callback table).
+  static constexpr uint32_t kMaxMessageTypes = MCCC_MAX_MESSAGE_TYPES;
+
+  /// Subscribers per message type.
+  static constexpr uint32_t kMaxCallbacksPerType = MCCC_MAX_CALLBACKS_PER_TYPE;
+
+  /// Subscriptions one mccc::Component can own (one more is refused visibly).
+  static constexpr uint32_t kMaxSubscriptionsPerComponent = MCCC_MAX_SUBSCRIPTIONS_PER_COMPONENT;
+
+  /// Messages one ProcessBatch / ProcessBatchWith call dispatches at most; bounds the time a
+  /// consumer spends before it can look at anything else (latency of subscription changes too).
+  static constexpr uint32_t kBatchSize = MCCC_BATCH_SIZE;
+
+  /// Inline bytes for one subscriber callable (captures + the adapter's own state).
+  static constexpr uint32_t kCallbackStorageBytes = MCCC_CALLBACK_STORAGE_BYTES;
+
+  /// Producer statistics shards. Each publishing thread owns one shard while it lives, so the
+  /// per-priority counters are plain (non-RMW) increments on a line nobody else writes. Threads
+  /// beyond this number share an overflow shard with atomic increments. 1 (bare metal, single
+  /// core): one shared atomic counter set, no thread_local storage needed.
+  static constexpr uint32_t kStatisticsShards = (MCCC_SINGLE_CORE || !MCCC_HOSTED) ? 1U : 64U;
+
+  /// Source of MessageHeader::timestamp_us (one read per publish; none for PublishFast).
+  using Clock = DefaultClock;
+
+  /// Ring position / counter type (unsigned; wraps modulo its range).
+  using Position = DefaultPosition;
+};
+
+}  // namespace mccc
+
+#endif  // MCCC_TRAITS_HPP_

@@ -1,0 +1,154 @@
+/// @file consumer_parking.hpp
+/// @brief Lets an idle consumer sleep in the kernel and be woken by the next publish, while a
+/// producer pays one plain load (no system call) whenever the consumer is awake.
+///
+/// Handshake (Dekker style, everything seq_cst):
+///   consumer: sleeping_ = 1; if (ring has a claimed position) { sleeping_ = 0; } else wait.
+///   producer: claim a position (seq_cst CAS, or a seq_cst fence in single-producer mode);
+///             if (sleeping_ == 1) wake.
+/// In the single total order either the claim comes first (the consumer sees it and does not
+/// sleep) or the consumer's store comes first (the producer sees 1 and wakes it): no lost wakeup.
+/// The consumer also bounds every sleep with a timeout, so even a misuse costs latency, not a hang.
+///
+/// Linux: futex on `sleeping_` itself. Other hosted systems: a mutex and condition variable
+/// (taken only on the sleep/wake slow paths). Bare metal: Park returns at once (use your RTOS or
+/// WFI around ProcessBatch instead).
+#ifndef MCCC_WAKEUP_CONSUMER_PARKING_HPP_
+#define MCCC_WAKEUP_CONSUMER_PARKING_HPP_
+
+#include <atomic>
+#include <cstdint>
+
+#include "mccc/config.hpp"
+
+#if MCCC_HOSTED && defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#define MCCC_PARKING_FUTEX 1
+#elif MCCC_HOSTED
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#define MCCC_PARKING_FUTEX 0
+#endif
+
+namespace mccc {
+
+/// @brief The sleep/wake rendezvous of one bus's consumer.
+class ConsumerParking {
+ public:
+  ConsumerParking() noexcept = default;
+  ConsumerParking(const ConsumerParking&) = delete;
+  ConsumerParking& operator=(const ConsumerParking&) = delete;
+
+  /// @brief Producer, after its seq_cst claim: wakes a sleeping consumer. One load when awake.
+  /// Threadsafe, lock-free unless the consumer sleeps (then one system call by one producer).
+  MCCC_ALWAYS_INLINE void NotifyAfterClaim() noexcept {
+    // seq_cst: the producer's half of the handshake (file comment); pairs with Park's store.
+    if (MCCC_UNLIKELY(sleeping_.load(std::memory_order_seq_cst) != 0U)) {
+      WakeSlow();
+    }
+  }
+
+  /// @brief A full (StoreLoad) fence for producers whose claim was not itself a seq_cst RMW
+  /// (single-producer mode) and for WakeConsumer. Under ThreadSanitizer, which does not model
+  /// fences, the same order comes from a seq_cst RMW on a word nobody else reads.
+  MCCC_ALWAYS_INLINE void FullFence() noexcept {
+#if MCCC_TSAN
+    fence_word_.fetch_add(0U, std::memory_order_seq_cst);
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+  }
+
+  /// @brief Single-producer buses: whether any consumer may sleep (then producers add the
+  /// seq_cst fence their plain tail store lacks). Set once by the consumer before it first parks.
+  bool SleepEnabled() const noexcept {
+    // relaxed: a stale false can only delay one wake-up until Park's timeout (documented).
+    return sleep_enabled_.load(std::memory_order_relaxed);
+  }
+
+  /// @brief Consumer: announces that it may sleep from now on (see SleepEnabled).
+  void EnableSleep() noexcept {
+    // seq_cst: ordered before the first Park's handshake store.
+    sleep_enabled_.store(true, std::memory_order_seq_cst);
+  }
+
+  /// @brief Consumer only: sleeps up to `timeout_us` unless `has_claimed_work()` is true after
+  /// announcing the sleep. Returns when woken, on timeout, or at once if there is work.
+  template <typename HasWork>
+  void Park(HasWork&& has_claimed_work, uint32_t timeout_us) noexcept {
+#if MCCC_HOSTED
+    // seq_cst: the consumer's half of the handshake (pairs with NotifyAfterClaim's load).
+    sleeping_.store(1U, std::memory_order_seq_cst);
+    if (has_claimed_work()) {
+      // relaxed: cancelling; a producer that still reads 1 only makes one harmless wake call.
+      sleeping_.store(0U, std::memory_order_relaxed);
+      return;
+    }
+#if MCCC_PARKING_FUTEX
+    timespec timeout{};
+    timeout.tv_sec = static_cast<time_t>(timeout_us / 1000000U);
+    timeout.tv_nsec = static_cast<long>((timeout_us % 1000000U) * 1000U);
+    // Sleeps only while sleeping_ still reads 1 (the kernel re-checks atomically).
+    syscall(SYS_futex, FutexWord(), FUTEX_WAIT_PRIVATE, 1U, &timeout, nullptr, 0);
+#else
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait_for(lock, std::chrono::microseconds(timeout_us),
+                   [this] { return sleeping_.load(std::memory_order_seq_cst) == 0U; });
+    }
+#endif
+    // relaxed: back awake; see the cancel case above.
+    sleeping_.store(0U, std::memory_order_relaxed);
+#else
+    static_cast<void>(has_claimed_work);
+    static_cast<void>(timeout_us);
+#endif
+  }
+
+  /// @brief Snapshot: true while the consumer is (about to be) asleep. Threadsafe.
+  bool IsConsumerSleeping() const noexcept {
+    // relaxed: a diagnostic snapshot.
+    return sleeping_.load(std::memory_order_relaxed) != 0U;
+  }
+
+ private:
+  MCCC_NOINLINE void WakeSlow() noexcept {
+#if MCCC_HOSTED
+    // seq_cst exchange: only the producer that flips 1 -> 0 makes the system call.
+    if (sleeping_.exchange(0U, std::memory_order_seq_cst) == 1U) {
+#if MCCC_PARKING_FUTEX
+      syscall(SYS_futex, FutexWord(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+#else
+      { std::lock_guard<std::mutex> lock(mutex_); }  // the sleeper is waiting or has not checked
+      cv_.notify_one();
+#endif
+    }
+#endif
+  }
+
+#if MCCC_PARKING_FUTEX
+  // std::atomic<uint32_t> is a plain 32-bit word on Linux targets (checked below), which is
+  // what the futex system call operates on.
+  uint32_t* FutexWord() noexcept { return reinterpret_cast<uint32_t*>(&sleeping_); }
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t),
+                "futex parking needs std::atomic<uint32_t> to be a plain 32-bit word");
+#endif
+
+  std::atomic<uint32_t> sleeping_{0U};
+  std::atomic<bool> sleep_enabled_{false};
+#if MCCC_TSAN
+  std::atomic<uint32_t> fence_word_{0U};
+#endif
+#if MCCC_HOSTED && !MCCC_PARKING_FUTEX
+  std::mutex mutex_;
+  std::condition_variable cv_;
+#endif
+};
+
+}  // namespace mccc
+
+#endif  // MCCC_WAKEUP_CONSUMER_PARKING_HPP_

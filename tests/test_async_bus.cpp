@@ -1,0 +1,575 @@
+// Unit tests of mccc::AsyncBus (single-threaded behaviour; concurrency lives in tests/stress/).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "mccc/mccc.hpp"
+
+namespace {
+
+struct SensorData {
+  float temperature;
+};
+struct MotorCmd {
+  int32_t speed;
+};
+// Tracks live instances so a leak or a double destroy fails a test.
+struct Tracked {
+  static inline int live = 0;
+  int value = 0;
+  explicit Tracked(int v) noexcept : value(v) { ++live; }
+  Tracked(const Tracked& other) noexcept : value(other.value) { ++live; }
+  Tracked(Tracked&& other) noexcept : value(other.value) {
+    other.value = -1;  // moved-from marker
+    ++live;
+  }
+  Tracked& operator=(const Tracked&) = default;
+  Tracked& operator=(Tracked&&) = default;
+  ~Tracked() { --live; }
+};
+
+using Payload = std::variant<SensorData, MotorCmd, Tracked, std::string>;
+using Envelope = mccc::MessageEnvelope<Payload>;
+
+struct SmallTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  static constexpr uint32_t kMaxCallbacksPerType = 4U;
+};
+using Bus = mccc::AsyncBus<Payload, SmallTraits>;
+
+struct TinyBatchTraits : SmallTraits {
+  static constexpr uint32_t kBatchSize = 3U;
+};
+
+// Error callback sink (plain function pointer API).
+struct ErrorLog {
+  static inline std::vector<std::pair<mccc::BusError, uint64_t>> entries;
+  static void Record(mccc::BusError e, uint64_t id) { entries.emplace_back(e, id); }
+};
+
+class AsyncBusTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ErrorLog::entries.clear();
+    Tracked::live = 0;
+  }
+  std::unique_ptr<Bus> bus_ = std::make_unique<Bus>();
+};
+
+TEST_F(AsyncBusTest, EnvelopeCallbackReceivesHeaderAndPayload) {
+  std::vector<Envelope> seen;
+  const auto handle = bus_->Subscribe<SensorData>([&](const Envelope& env) { seen.push_back(env); });
+  ASSERT_TRUE(handle.IsValid());
+  EXPECT_TRUE(bus_->Publish(SensorData{36.5F}, 7U));
+  EXPECT_EQ(bus_->ProcessBatch(), 1U);
+  ASSERT_EQ(seen.size(), 1U);
+  EXPECT_EQ(seen[0].header.msg_id, 1U);
+  EXPECT_EQ(seen[0].header.sender_id, 7U);
+  EXPECT_EQ(seen[0].header.priority, mccc::MessagePriority::MEDIUM);
+  EXPECT_FLOAT_EQ(std::get<SensorData>(seen[0].payload).temperature, 36.5F);
+}
+
+TEST_F(AsyncBusTest, TypedCallbackFormsAndOnlyMatchingType) {
+  int with_header = 0;
+  int without_header = 0;
+  bus_->Subscribe<MotorCmd>([&](const MotorCmd& m, const mccc::MessageHeader& h) {
+    with_header += m.speed;
+    EXPECT_EQ(h.priority, mccc::MessagePriority::HIGH);
+  });
+  bus_->Subscribe<MotorCmd>([&](const MotorCmd& m) { without_header += m.speed; });
+  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{5}, 2U, mccc::MessagePriority::HIGH));
+  EXPECT_TRUE(bus_->Publish(SensorData{1.0F}, 2U));  // no subscriber for SensorData: consumed anyway
+  EXPECT_EQ(bus_->ProcessBatch(), 2U);
+  EXPECT_EQ(with_header, 5);
+  EXPECT_EQ(without_header, 5);
+}
+
+TEST_F(AsyncBusTest, PublishFastUsesCallerTimestamp) {
+  uint64_t ts = 0U;
+  bus_->Subscribe<SensorData>([&](const SensorData&, const mccc::MessageHeader& h) { ts = h.timestamp_us; });
+  EXPECT_TRUE(bus_->PublishFast(SensorData{1.0F}, 3U, 12345U));
+  bus_->ProcessBatch();
+  EXPECT_EQ(ts, 12345U);
+}
+
+TEST_F(AsyncBusTest, TimestampsComeFromMonotonicClock) {
+  std::vector<uint64_t> stamps;
+  bus_->Subscribe<SensorData>(
+      [&](const SensorData&, const mccc::MessageHeader& h) { stamps.push_back(h.timestamp_us); });
+  const uint64_t before = mccc::SteadyClock::NowUs();
+  bus_->Publish(SensorData{1.0F}, 1U);
+  bus_->Publish(SensorData{2.0F}, 1U);
+  const uint64_t after = mccc::SteadyClock::NowUs();
+  bus_->ProcessBatch();
+  ASSERT_EQ(stamps.size(), 2U);
+  EXPECT_GE(stamps[0], before);
+  EXPECT_LE(stamps[0], stamps[1]);
+  EXPECT_LE(stamps[1], after);
+}
+
+TEST_F(AsyncBusTest, MessageIdsIncreaseInDeliveryOrder) {
+  std::vector<uint64_t> ids;
+  bus_->Subscribe<MotorCmd>([&](const MotorCmd&, const mccc::MessageHeader& h) { ids.push_back(h.msg_id); });
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(bus_->Publish(MotorCmd{i}, 1U));
+  }
+  EXPECT_EQ(bus_->ProcessBatch(), 10U);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(bus_->Publish(MotorCmd{i}, 1U));
+  }
+  EXPECT_EQ(bus_->ProcessBatch(), 5U);
+  ASSERT_EQ(ids.size(), 15U);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(ids[i], i + 1U);
+  }
+}
+
+TEST_F(AsyncBusTest, BatchSizeBoundsOneCall) {
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, TinyBatchTraits>>();
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_TRUE(bus->Publish(MotorCmd{i}, 1U));
+  }
+  EXPECT_EQ(bus->ProcessBatch(), 3U);
+  EXPECT_EQ(bus->ProcessBatch(), 3U);
+  EXPECT_EQ(bus->ProcessBatch(), 1U);
+  EXPECT_EQ(bus->ProcessBatch(), 0U);
+}
+
+TEST_F(AsyncBusTest, VisitorDispatchCallsTheMatchingHandler) {
+  int motor = 0;
+  float sensor = 0.0F;
+  int other = 0;
+  bus_->Publish(MotorCmd{4}, 1U);
+  bus_->Publish(SensorData{2.5F}, 1U);
+  bus_->Publish(std::string("x"), 1U);
+  const uint32_t n = bus_->ProcessBatchWith(mccc::make_overloaded(
+      [&](const MotorCmd& m) { motor += m.speed; },
+      [&](const SensorData& s, const mccc::MessageHeader& h) {
+        sensor += s.temperature;
+        EXPECT_EQ(h.msg_id, 2U);
+      },
+      [&](const auto&) { ++other; }));
+  EXPECT_EQ(n, 3U);
+  EXPECT_EQ(motor, 4);
+  EXPECT_FLOAT_EQ(sensor, 2.5F);
+  EXPECT_EQ(other, 1);
+  EXPECT_EQ(bus_->GetStatistics().messages_processed, 3U);
+}
+
+TEST_F(AsyncBusTest, UnsubscribeIsTrueOnceThenFalse) {
+  int calls = 0;
+  const auto handle = bus_->Subscribe<MotorCmd>([&](const MotorCmd&) { ++calls; });
+  EXPECT_EQ(bus_->SubscriberCount<MotorCmd>(), 1U);
+  EXPECT_TRUE(bus_->Unsubscribe(handle));
+  EXPECT_FALSE(bus_->Unsubscribe(handle));
+  EXPECT_EQ(bus_->SubscriberCount<MotorCmd>(), 0U);
+  bus_->Publish(MotorCmd{1}, 1U);
+  bus_->ProcessBatch();
+  EXPECT_EQ(calls, 0);
+}
+
+TEST_F(AsyncBusTest, InvalidForeignAndStaleHandlesAreRefused) {
+  int calls = 0;
+  const auto handle = bus_->Subscribe<MotorCmd>([&](const MotorCmd&) { ++calls; });
+  EXPECT_FALSE(bus_->Unsubscribe(mccc::kInvalidSubscription));
+  EXPECT_FALSE(bus_->Unsubscribe(mccc::SubscriptionHandle{99U, handle.callback_id}));
+  // A handle from another bus of the same type names the same slot but not the same id.
+  Bus other;
+  const auto foreign = other.Subscribe<MotorCmd>([](const MotorCmd&) {});
+  EXPECT_NE(foreign.callback_id, handle.callback_id);
+  EXPECT_FALSE(bus_->Unsubscribe(foreign));
+  // A removed handle whose slot was reused by a new subscription stays dead.
+  EXPECT_TRUE(bus_->Unsubscribe(handle));
+  const auto reuse = bus_->Subscribe<MotorCmd>([&](const MotorCmd&) { ++calls; });
+  EXPECT_FALSE(bus_->Unsubscribe(handle));
+  bus_->Publish(MotorCmd{1}, 1U);
+  bus_->ProcessBatch();
+  EXPECT_EQ(calls, 1);  // the new subscription is untouched
+  EXPECT_TRUE(bus_->Unsubscribe(reuse));
+  EXPECT_TRUE(other.Unsubscribe(foreign));
+}
+
+TEST_F(AsyncBusTest, TooManySubscribersGivesInvalidHandleAndChangesNothing) {
+  int calls = 0;
+  std::vector<mccc::SubscriptionHandle> handles;
+  for (uint32_t i = 0; i < SmallTraits::kMaxCallbacksPerType; ++i) {
+    handles.push_back(bus_->Subscribe<MotorCmd>([&](const MotorCmd&) { ++calls; }));
+    ASSERT_TRUE(handles.back().IsValid());
+  }
+  const auto refused = bus_->Subscribe<MotorCmd>([&](const MotorCmd&) { calls += 1000; });
+  EXPECT_FALSE(refused.IsValid());
+  EXPECT_EQ(refused.callback_id, static_cast<std::size_t>(-1));
+  EXPECT_EQ(bus_->SubscriberCount<MotorCmd>(), SmallTraits::kMaxCallbacksPerType);
+  bus_->Publish(MotorCmd{1}, 1U);
+  bus_->ProcessBatch();
+  EXPECT_EQ(calls, static_cast<int>(SmallTraits::kMaxCallbacksPerType));
+  // After one unsubscribe, there is room again.
+  EXPECT_TRUE(bus_->Unsubscribe(handles[0]));
+  EXPECT_TRUE(bus_->Subscribe<MotorCmd>([](const MotorCmd&) {}).IsValid());
+}
+
+TEST_F(AsyncBusTest, RejectedPublishLeavesArgumentUntouched) {
+  std::string big(100, 'x');
+  for (uint32_t i = 0; i < Bus::kQueueDepth; ++i) {
+    ASSERT_TRUE(bus_->PublishWithPriority(std::string("m"), 1U, mccc::MessagePriority::HIGH));
+  }
+  EXPECT_FALSE(bus_->PublishWithPriority(std::move(big), 1U, mccc::MessagePriority::HIGH));
+  EXPECT_EQ(big.size(), 100U);  // NOLINT(bugprone-use-after-move): the contract under test
+  Tracked t(42);
+  EXPECT_FALSE(bus_->PublishWithPriority(std::move(t), 1U, mccc::MessagePriority::HIGH));
+  EXPECT_EQ(t.value, 42);  // NOLINT(bugprone-use-after-move)
+}
+
+TEST_F(AsyncBusTest, PayloadIsDestroyedRightAfterDispatch) {
+  int live_during_callback = -1;
+  bus_->Subscribe<Tracked>([&](const Tracked& t) {
+    EXPECT_EQ(t.value, 5);
+    live_during_callback = Tracked::live;
+  });
+  {
+    Tracked source(5);
+    ASSERT_TRUE(bus_->Publish(source, 1U));  // copied in: source stays
+    EXPECT_EQ(source.value, 5);
+  }
+  EXPECT_EQ(Tracked::live, 1);  // the queued copy
+  EXPECT_EQ(bus_->ProcessBatch(), 1U);
+  EXPECT_EQ(live_during_callback, 1);
+  EXPECT_EQ(Tracked::live, 0);  // destroyed as soon as it was dispatched
+}
+
+TEST_F(AsyncBusTest, DestructorDestroysQueuedMessages) {
+  {
+    auto bus = std::make_unique<Bus>();
+    for (int i = 0; i < 10; ++i) {
+      ASSERT_TRUE(bus->Publish(Tracked(i), 1U));
+    }
+    EXPECT_EQ(Tracked::live, 10);
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+TEST_F(AsyncBusTest, PublishEmplaceAndWholeVariant) {
+  std::vector<std::string> got;
+  bus_->Subscribe<std::string>([&](const std::string& s) { got.push_back(s); });
+  EXPECT_TRUE(bus_->PublishEmplace<std::string>(1U, mccc::MessagePriority::LOW, 3U, 'a'));
+  Payload whole{std::string("variant")};
+  EXPECT_TRUE(bus_->Publish(std::move(whole), 1U));
+  bus_->ProcessBatch();
+  ASSERT_EQ(got.size(), 2U);
+  EXPECT_EQ(got[0], "aaa");
+  EXPECT_EQ(got[1], "variant");
+}
+
+TEST_F(AsyncBusTest, InvalidPriorityIsRefusedAndReported) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  const auto bogus = static_cast<mccc::MessagePriority>(7);
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, bogus));
+  ASSERT_EQ(ErrorLog::entries.size(), 1U);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::INVALID_MESSAGE);
+  EXPECT_EQ(bus_->QueueDepth(), 0U);
+}
+
+TEST_F(AsyncBusTest, QueueFullReportsWouldBeIdAndCountsDrop) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  const uint32_t low_limit = 39U;  // 60% of 64 = 38.4: LOW admitted while occupancy <= 38
+  for (uint32_t i = 0; i < low_limit; ++i) {
+    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW)) << i;
+  }
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  ASSERT_EQ(ErrorLog::entries.size(), 1U);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::QUEUE_FULL);
+  EXPECT_EQ(ErrorLog::entries[0].second, low_limit + 1U);  // the id the next admitted message gets
+  const auto s = bus_->GetStatistics();
+  EXPECT_EQ(s.low_priority_published, low_limit);
+  EXPECT_EQ(s.low_priority_dropped, 1U);
+  EXPECT_EQ(s.messages_dropped, 1U);
+}
+
+TEST_F(AsyncBusTest, CallbackReportingFalseIsProcessingError) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  int second = 0;
+  bus_->Subscribe<MotorCmd>([](const MotorCmd& m) { return m.speed >= 0; });
+  bus_->Subscribe<MotorCmd>([&](const MotorCmd&) { ++second; });
+  bus_->Publish(MotorCmd{-1}, 1U);
+  bus_->Publish(MotorCmd{1}, 1U);
+  EXPECT_EQ(bus_->ProcessBatch(), 2U);
+  EXPECT_EQ(second, 2);  // the other callback still ran for both
+  EXPECT_EQ(bus_->GetStatistics().processing_errors, 1U);
+  ASSERT_EQ(ErrorLog::entries.size(), 1U);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::PROCESSING_ERROR);
+  EXPECT_EQ(ErrorLog::entries[0].second, 1U);
+}
+
+#if MCCC_HAS_EXCEPTIONS
+TEST_F(AsyncBusTest, ThrowingCallbackIsCaughtCountedAndOthersStillRun) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  std::vector<int> delivered;
+  bus_->Subscribe<MotorCmd>([](const MotorCmd& m) {
+    if (m.speed == 2) {
+      throw std::runtime_error("boom");
+    }
+  });
+  bus_->Subscribe<MotorCmd>([&](const MotorCmd& m) { delivered.push_back(m.speed); });
+  for (int i = 1; i <= 3; ++i) {
+    bus_->Publish(MotorCmd{i}, 1U);
+  }
+  EXPECT_EQ(bus_->ProcessBatch(), 3U);
+  EXPECT_EQ(delivered, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(bus_->GetStatistics().processing_errors, 1U);
+  ASSERT_EQ(ErrorLog::entries.size(), 1U);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::PROCESSING_ERROR);
+  EXPECT_EQ(ErrorLog::entries[0].second, 2U);
+}
+
+TEST_F(AsyncBusTest, ThrowingVisitorIsCaughtAndLaterMessagesDelivered) {
+  int ok = 0;
+  for (int i = 1; i <= 3; ++i) {
+    bus_->Publish(MotorCmd{i}, 1U);
+  }
+  const uint32_t n = bus_->ProcessBatchWith(mccc::make_overloaded(
+      [&](const MotorCmd& m) {
+        if (m.speed == 1) {
+          throw 1;
+        }
+        ++ok;
+      },
+      [](const auto&) {}));
+  EXPECT_EQ(n, 3U);
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(bus_->GetStatistics().processing_errors, 1U);
+}
+#endif
+
+TEST_F(AsyncBusTest, PerformanceModesChangeAdmissionAndCounting) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  EXPECT_EQ(bus_->GetPerformanceMode(), Bus::PerformanceMode::FULL_FEATURED);
+
+  bus_->SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);
+  for (uint32_t i = 0; i < Bus::kQueueDepth; ++i) {  // LOW fills the whole queue: no priorities
+    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  }
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH));  // full
+  EXPECT_TRUE(ErrorLog::entries.empty());  // no error callback in BARE_METAL
+  auto s = bus_->GetStatistics();
+  EXPECT_EQ(s.messages_published, 0U);
+  EXPECT_EQ(s.messages_dropped, 0U);
+  EXPECT_EQ(bus_->ProcessBatch(), Bus::kQueueDepth);
+  EXPECT_EQ(bus_->GetStatistics().messages_processed, 0U);
+
+  bus_->SetPerformanceMode(Bus::PerformanceMode::NO_STATS);
+  for (uint32_t i = 0; i < 39U; ++i) {
+    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  }
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));  // admission
+  EXPECT_EQ(ErrorLog::entries.size(), 1U);  // error callback kept
+  s = bus_->GetStatistics();
+  EXPECT_EQ(s.messages_published + s.messages_dropped, 0U);  // counters skipped
+
+  bus_->SetPerformanceMode(Bus::PerformanceMode::FULL_FEATURED);
+  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::MEDIUM));
+  EXPECT_EQ(bus_->GetStatistics().medium_priority_published, 1U);
+}
+
+TEST_F(AsyncBusTest, StatisticsResetCountsFromZero) {
+  bus_->Publish(MotorCmd{1}, 1U);
+  bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH);
+  bus_->ProcessBatch();
+  auto s = bus_->GetStatistics();
+  EXPECT_EQ(s.messages_published, 2U);
+  EXPECT_EQ(s.high_priority_published, 1U);
+  EXPECT_EQ(s.medium_priority_published, 1U);
+  EXPECT_EQ(s.messages_processed, 2U);
+  bus_->ResetStatistics();
+  s = bus_->GetStatistics();
+  EXPECT_EQ(s.messages_published, 0U);
+  EXPECT_EQ(s.messages_processed, 0U);
+  bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW);
+  EXPECT_EQ(bus_->GetStatistics().low_priority_published, 1U);
+  EXPECT_EQ(bus_->GetStatistics().messages_published, 1U);
+}
+
+TEST_F(AsyncBusTest, QueueDepthUtilizationAndBackpressure) {
+  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
+  auto fill_to = [&](uint32_t n) {
+    while (bus_->QueueDepth() < n) {
+      ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH));
+    }
+  };
+  fill_to(47U);  // 73.4%
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
+  EXPECT_EQ(bus_->QueueUtilizationPercent(), 73U);
+  fill_to(48U);  // 75%
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::WARNING);
+  fill_to(58U);  // 90.6%
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::CRITICAL);
+  fill_to(64U);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
+  EXPECT_EQ(bus_->QueueUtilizationPercent(), 100U);
+  EXPECT_EQ(bus_->QueueDepth(), 64U);
+}
+
+TEST_F(AsyncBusTest, CallbackMaySubscribeAndUnsubscribeWithoutDeadlock) {
+  int first_calls = 0;
+  int late_calls = 0;
+  mccc::SubscriptionHandle self{};
+  self = bus_->Subscribe<MotorCmd>([&](const MotorCmd&) {
+    ++first_calls;
+    EXPECT_TRUE(bus_->Unsubscribe(self));  // unsubscribing itself from inside its own call
+    EXPECT_TRUE(bus_->Subscribe<MotorCmd>([&](const MotorCmd&) { ++late_calls; }).IsValid());
+    EXPECT_TRUE(bus_->Publish(MotorCmd{2}, 1U));  // publishing from a callback is fine too
+  });
+  bus_->Publish(MotorCmd{1}, 1U);
+  bus_->ProcessBatch();  // delivers 1 (and the re-published 2 within the same batch)
+  bus_->ProcessBatch();
+  EXPECT_EQ(first_calls, 1);
+  EXPECT_GE(late_calls, 1);
+  EXPECT_EQ(bus_->SubscriberCount<MotorCmd>(), 1U);
+}
+
+TEST_F(AsyncBusTest, UnsubscribeReleasesCapturedResources) {
+  auto resource = std::make_shared<int>(1);
+  const auto handle = bus_->Subscribe<MotorCmd>([resource](const MotorCmd&) {});
+  EXPECT_EQ(resource.use_count(), 2);
+  EXPECT_TRUE(bus_->Unsubscribe(handle));  // consumer idle: destroyed at once
+  EXPECT_EQ(resource.use_count(), 1);
+
+  // Unsubscribed from inside a dispatch: destroyed at the end of that batch.
+  mccc::SubscriptionHandle inner{};
+  inner = bus_->Subscribe<MotorCmd>([resource, &inner, this](const MotorCmd&) { bus_->Unsubscribe(inner); });
+  EXPECT_EQ(resource.use_count(), 2);
+  bus_->Publish(MotorCmd{1}, 1U);
+  bus_->ProcessBatch();
+  EXPECT_EQ(resource.use_count(), 1);
+}
+
+// A capture whose destructor itself subscribes (e.g. the last owner of a component that
+// unsubscribes in its destructor): callables are destroyed outside the table's lock.
+TEST_F(AsyncBusTest, CaptureDestructorMaySubscribeWithoutDeadlock) {
+  struct SubscribesOnDestruction {
+    Bus* bus;
+    int* subscribed;
+    SubscribesOnDestruction(Bus* b, int* s) noexcept : bus(b), subscribed(s) {}
+    SubscribesOnDestruction(SubscribesOnDestruction&& other) noexcept
+        : bus(std::exchange(other.bus, nullptr)), subscribed(other.subscribed) {}
+    SubscribesOnDestruction(const SubscribesOnDestruction&) = delete;
+    SubscribesOnDestruction& operator=(const SubscribesOnDestruction&) = delete;
+    SubscribesOnDestruction& operator=(SubscribesOnDestruction&&) = delete;
+    ~SubscribesOnDestruction() {
+      if (bus != nullptr && bus->Subscribe<SensorData>([](const SensorData&) {}).IsValid()) {
+        ++*subscribed;
+      }
+    }
+    void operator()(const MotorCmd&) const {}
+  };
+  int subscribed = 0;
+  const auto handle = bus_->Subscribe<MotorCmd>(SubscribesOnDestruction(bus_.get(), &subscribed));
+  EXPECT_TRUE(bus_->Unsubscribe(handle));  // destroys the capture, which subscribes
+  EXPECT_EQ(subscribed, 1);
+  EXPECT_EQ(bus_->SubscriberCount<SensorData>(), 1U);
+}
+
+TEST_F(AsyncBusTest, InstanceIsOnePerBusType) {
+  auto& a = mccc::AsyncBus<Payload, SmallTraits>::Instance();
+  auto& b = mccc::AsyncBus<Payload, SmallTraits>::Instance();
+  auto& c = mccc::AsyncBus<Payload, TinyBatchTraits>::Instance();
+  EXPECT_EQ(&a, &b);
+  EXPECT_NE(static_cast<void*>(&a), static_cast<void*>(&c));
+}
+
+TEST_F(AsyncBusTest, DefaultTraitsMatchDocumentedDefaults) {
+  using DefaultBus = mccc::AsyncBus<Payload>;
+  EXPECT_EQ(DefaultBus::kQueueDepth, 131072U);
+  EXPECT_EQ(DefaultBus::kBatchSize, 1024U);
+  auto bus = std::make_unique<DefaultBus>();
+  EXPECT_TRUE(bus->Publish(MotorCmd{1}, 1U));
+  EXPECT_EQ(bus->ProcessBatch(), 1U);
+}
+
+struct SingleProducerTraits : SmallTraits {
+  static constexpr bool kSingleProducer = true;
+};
+
+TEST_F(AsyncBusTest, SingleProducerBusHasSameSemantics) {
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, SingleProducerTraits>>();
+  std::vector<int> got;
+  bus->Subscribe<MotorCmd>([&](const MotorCmd& m) { got.push_back(m.speed); });
+  for (int i = 0; i < 39; ++i) {
+    ASSERT_TRUE(bus->PublishWithPriority(MotorCmd{i}, 1U, mccc::MessagePriority::LOW));
+  }
+  EXPECT_FALSE(bus->PublishWithPriority(MotorCmd{99}, 1U, mccc::MessagePriority::LOW));
+  EXPECT_TRUE(bus->PublishWithPriority(MotorCmd{39}, 1U, mccc::MessagePriority::MEDIUM));
+  EXPECT_EQ(bus->ProcessBatch(), 40U);
+  ASSERT_EQ(got.size(), 40U);
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(got[static_cast<std::size_t>(i)], i);
+  }
+  const auto s = bus->GetStatistics();
+  EXPECT_EQ(s.low_priority_published, 39U);
+  EXPECT_EQ(s.low_priority_dropped, 1U);
+  EXPECT_EQ(s.medium_priority_published, 1U);
+}
+
+TEST_F(AsyncBusTest, SleepingConsumerIsWokenByPublish) {
+  std::atomic<bool> woke{false};
+  std::thread consumer([&] {
+    // Generous timeout: the test asserts the wake-up happened, not how fast.
+    while (!bus_->WaitForMessages(5000000U)) {
+    }
+    woke.store(true);
+    EXPECT_EQ(bus_->ProcessBatch(), 1U);
+  });
+  bus_->Publish(MotorCmd{1}, 1U);
+  consumer.join();
+  EXPECT_TRUE(woke.load());
+}
+
+#if MCCC_ENABLE_ASSERTS && GTEST_HAS_DEATH_TEST
+TEST(AsyncBusDeathTest, ReenteringProcessBatchFromACallbackAsserts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto bus = std::make_unique<Bus>();
+        bus->Subscribe<MotorCmd>([&](const MotorCmd&) { bus->ProcessBatch(); });
+        bus->Publish(MotorCmd{1}, 1U);
+        bus->Publish(MotorCmd{2}, 1U);
+        bus->ProcessBatch();
+      },
+      "entered by two threads at once");
+}
+
+TEST(AsyncBusDeathTest, TwoConsumerThreadsAssert) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto bus = std::make_unique<Bus>();
+        std::atomic<bool> inside{false};
+        std::atomic<bool> release{false};
+        bus->Subscribe<MotorCmd>([&](const MotorCmd&) {
+          inside.store(true);
+          while (!release.load()) {
+            std::this_thread::yield();
+          }
+        });
+        bus->Publish(MotorCmd{1}, 1U);
+        bus->Publish(MotorCmd{2}, 1U);
+        std::thread first([&] { bus->ProcessBatch(); });
+        while (!inside.load()) {
+          std::this_thread::yield();
+        }
+        bus->ProcessBatchWith(mccc::make_overloaded([](const auto&) {}));  // second consumer
+        release.store(true);
+        first.join();
+      },
+      "entered by two threads at once");
+}
+#endif
+
+}  // namespace

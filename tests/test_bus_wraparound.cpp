@@ -1,0 +1,124 @@
+// Long life: msg_id and ring positions near their wrap points (test hook constructor), and the
+// OVERFLOW_DETECTED report when the 64-bit msg_id sequence wraps.
+#define MCCC_ENABLE_TEST_HOOKS 1  // this test binary only: enables AsyncBus(position, first_id)
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "mccc/mccc.hpp"
+
+namespace {
+
+struct Msg {
+  uint32_t seq;
+};
+using Payload = std::variant<Msg>;
+
+struct Small64 : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 16U;
+  using Position = uint64_t;
+};
+struct Small32 : Small64 {
+  using Position = uint32_t;  // MCU-style positions, exercised on the host
+};
+
+// Records every error except QUEUE_FULL (the tests fill the queue on purpose).
+struct Errors {
+  static inline std::vector<std::pair<mccc::BusError, uint64_t>> seen;
+  static inline uint64_t queue_full = 0U;
+  static void Record(mccc::BusError e, uint64_t id) {
+    if (e == mccc::BusError::QUEUE_FULL) {
+      ++queue_full;
+      if (queue_full == 1U) {
+        seen.emplace_back(e, id);  // keep the first one for the would-be-id check
+      }
+      return;
+    }
+    seen.emplace_back(e, id);
+  }
+  static void Clear() {
+    seen.clear();
+    queue_full = 0U;
+  }
+  static std::size_t Count(mccc::BusError e) {
+    std::size_t n = 0U;
+    for (const auto& entry : seen) {
+      n += entry.first == e ? 1U : 0U;
+    }
+    return n;
+  }
+};
+
+template <typename Traits>
+void RunAcrossWrap(typename Traits::Position start, uint64_t first_id, uint32_t messages,
+                   std::vector<uint64_t>& ids) {
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, Traits>>(start, first_id);
+  bus->SetErrorCallback(&Errors::Record);
+  uint32_t next_in = 0U;
+  uint32_t next_out = 0U;
+  while (next_out < messages) {
+    while (next_in < messages &&
+           bus->PublishWithPriority(Msg{next_in}, 1U, mccc::MessagePriority::HIGH)) {
+      ++next_in;
+    }
+    bus->ProcessBatchWith([&](const Msg& m, const mccc::MessageHeader& h) {
+      EXPECT_EQ(m.seq, next_out);
+      ++next_out;
+      ids.push_back(h.msg_id);
+    });
+  }
+  EXPECT_EQ(bus->GetStatistics().messages_processed, messages);
+  EXPECT_EQ(bus->QueueDepth(), 0U);
+}
+
+TEST(BusWrapAround, ThirtyTwoBitPositionsWrapWithoutAffectingDelivery) {
+  Errors::Clear();
+  std::vector<uint64_t> ids;
+  constexpr uint32_t kStart = std::numeric_limits<uint32_t>::max() - 37U;
+  RunAcrossWrap<Small32>(kStart, 1000U, 200U, ids);
+  ASSERT_EQ(ids.size(), 200U);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(ids[i], 1000U + i);  // 64-bit ids keep increasing through the 32-bit wrap
+  }
+  EXPECT_EQ(Errors::Count(mccc::BusError::OVERFLOW_DETECTED), 0U);
+  EXPECT_EQ(Errors::Count(mccc::BusError::PROCESSING_ERROR), 0U);
+}
+
+TEST(BusWrapAround, SixtyFourBitIdSequenceWrapReportsOverflowOnce) {
+  Errors::Clear();
+  std::vector<uint64_t> ids;
+  constexpr uint64_t kStart = std::numeric_limits<uint64_t>::max() - 40U;
+  RunAcrossWrap<Small64>(kStart, kStart + 1U, 100U, ids);
+  ASSERT_EQ(ids.size(), 100U);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(ids[i], kStart + 1U + i);  // modular: ..., UINT64_MAX, 0, 1, ...
+  }
+  EXPECT_EQ(Errors::Count(mccc::BusError::OVERFLOW_DETECTED), 1U);
+  for (const auto& entry : Errors::seen) {
+    if (entry.first == mccc::BusError::OVERFLOW_DETECTED) {
+      EXPECT_EQ(entry.second, 0U);  // reported with the wrapped id
+    }
+  }
+}
+
+TEST(BusWrapAround, QueueFullIdIsTheNextIdAcrossPositionWrap) {
+  Errors::Clear();
+  constexpr uint64_t kStart = std::numeric_limits<uint64_t>::max() - 3U;
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, Small64>>(kStart, kStart + 1U);
+  bus->SetErrorCallback(&Errors::Record);
+  uint32_t admitted = 0U;
+  while (bus->PublishWithPriority(Msg{admitted}, 1U, mccc::MessagePriority::HIGH)) {
+    ++admitted;
+  }
+  EXPECT_EQ(admitted, 16U);
+  ASSERT_EQ(Errors::seen.size(), 1U);
+  EXPECT_EQ(Errors::seen[0].first, mccc::BusError::QUEUE_FULL);
+  EXPECT_EQ(Errors::seen[0].second, kStart + 16U + 1U);  // wrapped: 12
+}
+
+}  // namespace

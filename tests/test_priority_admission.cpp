@@ -1,0 +1,182 @@
+// Priority admission: exact thresholds for several capacities, backpressure levels, and the
+// deterministic overload burst (150,000 messages into a 131,072-slot queue, consumer paused).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <variant>
+
+#include "mccc/mccc.hpp"
+
+namespace {
+
+using mccc::BackpressureLevel;
+using mccc::MessagePriority;
+
+TEST(PriorityAdmission, LimitsAreExactPercentagesOfCapacity) {
+  // "Below x% of capacity": occupancy * 100 < x * capacity.
+  using A64 = mccc::PriorityAdmission<64U>;
+  EXPECT_EQ(A64::LimitFor(MessagePriority::LOW), 39U);     // 38.4 -> admit up to 38
+  EXPECT_EQ(A64::LimitFor(MessagePriority::MEDIUM), 52U);  // 51.2 -> admit up to 51
+  EXPECT_EQ(A64::LimitFor(MessagePriority::HIGH), 64U);    // 63.36 -> admit up to 63
+  using A100 = mccc::PriorityAdmission<128U>;
+  EXPECT_EQ(A100::LimitFor(MessagePriority::LOW), 77U);    // 76.8
+  EXPECT_EQ(A100::LimitFor(MessagePriority::MEDIUM), 103U);  // 102.4
+  EXPECT_EQ(A100::LimitFor(MessagePriority::HIGH), 127U);  // 126.72
+  using ABig = mccc::PriorityAdmission<131072U>;
+  EXPECT_EQ(ABig::LimitFor(MessagePriority::LOW), 78644U);
+  EXPECT_EQ(ABig::LimitFor(MessagePriority::MEDIUM), 104858U);
+  EXPECT_EQ(ABig::LimitFor(MessagePriority::HIGH), 129762U);
+  // Brute force: the rule holds for every occupancy of a few capacities.
+  auto check = [](auto admission, uint64_t capacity) {
+    using A = decltype(admission);
+    for (uint64_t occ = 0; occ <= capacity; ++occ) {
+      EXPECT_EQ(occ < A::LimitFor(MessagePriority::LOW), occ * 100U < 60U * capacity) << occ;
+      EXPECT_EQ(occ < A::LimitFor(MessagePriority::MEDIUM), occ * 100U < 80U * capacity) << occ;
+      EXPECT_EQ(occ < A::LimitFor(MessagePriority::HIGH), occ * 100U < 99U * capacity) << occ;
+    }
+  };
+  check(mccc::PriorityAdmission<1U>{}, 1U);
+  check(mccc::PriorityAdmission<2U>{}, 2U);
+  check(mccc::PriorityAdmission<1024U>{}, 1024U);
+}
+
+TEST(PriorityAdmission, BackpressureLevelsFollowTheDocumentedBands) {
+  using A = mccc::PriorityAdmission<1000U * 1024U>;  // not a ring capacity; pure arithmetic
+  constexpr uint64_t kCap = 1000U * 1024U;
+  for (uint64_t occ = 0; occ <= kCap; occ += 997U) {
+    const BackpressureLevel expected = occ >= kCap                ? BackpressureLevel::FULL
+                                       : occ * 100U >= 90U * kCap ? BackpressureLevel::CRITICAL
+                                       : occ * 100U >= 75U * kCap ? BackpressureLevel::WARNING
+                                                                  : BackpressureLevel::NORMAL;
+    EXPECT_EQ(A::LevelFor(occ), expected) << occ;
+  }
+  EXPECT_EQ(A::LevelFor(kCap), BackpressureLevel::FULL);
+}
+
+struct Msg {
+  uint32_t seq;
+};
+using Payload = std::variant<Msg>;
+using BigBus = mccc::AsyncBus<Payload>;  // default traits: 131,072 slots
+
+MessagePriority PriorityOf(uint32_t i) {
+  switch (i % 5U) {  // 20% HIGH, 40% MEDIUM, 40% LOW
+    case 0U:
+      return MessagePriority::HIGH;
+    case 1U:
+    case 3U:
+      return MessagePriority::MEDIUM;
+    default:
+      return MessagePriority::LOW;
+  }
+}
+
+TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
+  auto bus = std::make_unique<BigBus>();
+  constexpr uint32_t kBurst = 150000U;
+  std::array<uint64_t, 3> sent{};
+  std::array<uint64_t, 3> admitted{};
+  std::array<uint64_t, 3> dropped{};
+  for (uint32_t i = 0; i < kBurst; ++i) {
+    const MessagePriority p = PriorityOf(i);
+    const auto k = static_cast<std::size_t>(p);
+    ++sent[k];
+    const uint32_t depth_before = bus->QueueDepth();
+    if (bus->PublishWithPriority(Msg{i}, 1U, p)) {
+      ++admitted[k];
+    } else {
+      ++dropped[k];
+      // Never dropped below the threshold of its priority (no spurious rejection).
+      EXPECT_GE(depth_before, BigBus::Admission::LimitFor(p)) << i;
+    }
+  }
+  const std::size_t kLow = 0U;
+  const std::size_t kMedium = 1U;
+  const std::size_t kHigh = 2U;
+  // Figures derived by hand from the thresholds (LOW < 78,644, MEDIUM < 104,858, HIGH < 129,762).
+  EXPECT_EQ(sent[kHigh], 30000U);
+  EXPECT_EQ(sent[kMedium], 60000U);
+  EXPECT_EQ(sent[kLow], 60000U);
+  EXPECT_EQ(admitted[kHigh], 30000U);  // HIGH never dropped: the queue never reached 99%
+  EXPECT_EQ(dropped[kHigh], 0U);
+  EXPECT_EQ(admitted[kMedium], 48934U);
+  EXPECT_EQ(dropped[kMedium], 11066U);
+  EXPECT_EQ(admitted[kLow], 31457U);
+  EXPECT_EQ(dropped[kLow], 28543U);
+  EXPECT_EQ(bus->QueueDepth(), 110391U);
+  // LOW is refused first: its drops start before any MEDIUM drop.
+  const auto s = bus->GetStatistics();
+  EXPECT_EQ(s.high_priority_published, admitted[kHigh]);
+  EXPECT_EQ(s.medium_priority_published, admitted[kMedium]);
+  EXPECT_EQ(s.low_priority_published, admitted[kLow]);
+  EXPECT_EQ(s.high_priority_dropped, 0U);
+  EXPECT_EQ(s.medium_priority_dropped, dropped[kMedium]);
+  EXPECT_EQ(s.low_priority_dropped, dropped[kLow]);
+  EXPECT_EQ(s.messages_published, 110391U);
+  EXPECT_EQ(s.messages_dropped, 39609U);
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::WARNING);  // 84.2%
+
+  // Now HIGH alone: admitted up to 99% exactly, then refused; the queue keeps 1% headroom.
+  uint32_t high_admitted = 0U;
+  while (bus->PublishWithPriority(Msg{0U}, 1U, MessagePriority::HIGH)) {
+    ++high_admitted;
+  }
+  EXPECT_EQ(bus->QueueDepth(), 129762U);
+  EXPECT_EQ(high_admitted, 129762U - 110391U);
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::CRITICAL);
+
+  // Delivery: every admitted message exactly once, in publish order.
+  uint32_t delivered = 0U;
+  uint32_t last_seq = 0U;
+  bool ordered = true;
+  while (bus->ProcessBatchWith([&](const Msg& m) {
+    if (delivered > 0U && delivered < 110391U && m.seq <= last_seq) {
+      ordered = false;
+    }
+    last_seq = m.seq;
+    ++delivered;
+  }) != 0U) {
+  }
+  EXPECT_TRUE(ordered);
+  EXPECT_EQ(delivered, 129762U);
+  EXPECT_EQ(bus->QueueDepth(), 0U);
+}
+
+struct Depth128Traits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 128U;
+};
+
+TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, Depth128Traits>>();
+  // At each occupancy try LOW, then MEDIUM, then HIGH; the first one admitted grows the queue by
+  // one. Which one that is shows the order in which priorities are refused.
+  for (uint32_t occ = 0; occ < 128U; ++occ) {
+    ASSERT_EQ(bus->QueueDepth(), occ);
+    const bool low = occ < 77U;
+    const bool medium = occ < 103U;
+    const bool high = occ < 127U;
+    if (!high) {
+      EXPECT_FALSE(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::HIGH));
+      break;
+    }
+    EXPECT_EQ(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::LOW), low) << occ;
+    if (low) {
+      continue;
+    }
+    EXPECT_EQ(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::MEDIUM), medium) << occ;
+    if (medium) {
+      continue;
+    }
+    EXPECT_TRUE(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::HIGH)) << occ;
+  }
+  EXPECT_EQ(bus->QueueDepth(), 127U);
+  const auto s = bus->GetStatistics();
+  EXPECT_EQ(s.low_priority_published, 77U);
+  EXPECT_EQ(s.medium_priority_published, 103U - 77U);
+  EXPECT_EQ(s.high_priority_published, 127U - 103U);
+  EXPECT_EQ(s.high_priority_dropped, 1U);
+}
+
+}  // namespace
