@@ -117,14 +117,14 @@ const char* const kIdeal = "ideal handoff (SPSC ring, 64 B lines)";
 
 std::vector<Contender> AllContenders() {
   std::vector<Contender> v;
-  v.push_back(Make<MccFamily<DefaultBusTraits, kFull, Dispatch::kCallback>>(kMpscFullCb,
-                                                                              Kind::kMcccMpsc));
+  v.push_back(
+      Make<MccFamily<DefaultBusTraits, kFull, Dispatch::kCallback>>(kMpscFullCb, Kind::kMcccMpsc));
   v.push_back(Make<MccFamily<DefaultBusTraits, kFull, Dispatch::kVisitor>>(kMpscFullVisitor,
-                                                                             Kind::kMcccMpsc));
-  v.push_back(Make<MccFamily<DefaultBusTraits, kBare, Dispatch::kCallback>>(kMpscBareCb,
-                                                                              Kind::kMcccMpsc));
+                                                                           Kind::kMcccMpsc));
+  v.push_back(
+      Make<MccFamily<DefaultBusTraits, kBare, Dispatch::kCallback>>(kMpscBareCb, Kind::kMcccMpsc));
   v.push_back(Make<MccFamily<DefaultBusTraits, kBare, Dispatch::kVisitor>>(kMpscBareVisitor,
-                                                                             Kind::kMcccMpsc));
+                                                                           Kind::kMcccMpsc));
   v.push_back(
       Make<MccFamily<DefaultBusTraits, kFull, Dispatch::kCallback, Stamp::kCallerTimestamp>>(
           "mccc MPSC FULL callback PublishFast", Kind::kMcccMpsc));
@@ -295,9 +295,13 @@ struct Results {
   std::vector<double> pingpong_ns;
 };
 
-double Median(const std::vector<double>& v) { return Summarize(v).median; }
+double Median(const std::vector<double>& v) {
+  return Summarize(v).median;
+}
 
-const char* Verdict(bool met) { return met ? "MET" : "MISSED"; }
+const char* Verdict(bool met) {
+  return met ? "MET" : "MISSED";
+}
 
 }  // namespace
 }  // namespace mccc_bench
@@ -365,20 +369,21 @@ int main(int argc, char** argv) {
   // Tables
   // ----------------------------------------------------------------------------------------
   const Summary pingpong = Summarize(res.pingpong_ns);
-  std::printf("\nCore-to-core one-way handoff (cache-line ping-pong): median %.1f ns (min %.1f, max "
-              "%.1f)\n",
-              pingpong.median, pingpong.min, pingpong.max);
+  std::printf(
+      "\nCore-to-core one-way handoff (cache-line ping-pong): median %.1f ns (min %.1f, max "
+      "%.1f)\n",
+      pingpong.median, pingpong.min, pingpong.max);
 
   std::vector<std::string> e2e_json;
   for (std::size_t size_index : cfg.size_indices) {
     for (int producers : producer_counts) {
       const double ideal = Median(res.e2e[{kIdeal, {size_index, 1}}].values);
-      std::printf("\nE2E throughput, %d-byte payload, %d producer(s), %llu msgs x %d rounds "
-                  "(M msg/s)\n",
-                  kSizes[size_index], producers, static_cast<unsigned long long>(cfg.messages),
-                  cfg.rounds);
-      std::printf("  %-44s %9s %9s %9s %9s %6s\n", "contender", "median", "min", "max",
-                  "x ideal", "check");
+      std::printf(
+          "\nE2E throughput, %d-byte payload, %d producer(s), %llu msgs x %d rounds "
+          "(M msg/s)\n",
+          kSizes[size_index], producers, static_cast<unsigned long long>(cfg.messages), cfg.rounds);
+      std::printf("  %-44s %9s %9s %9s %9s %6s\n", "contender", "median", "min", "max", "x ideal",
+                  "check");
       for (const Contender& c : contenders) {
         auto it = res.e2e.find({c.name, {size_index, producers}});
         if (it == res.e2e.end() || it->second.values.empty()) {
@@ -425,10 +430,11 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::string> latency_json;
-  std::printf("\nLatency publish -> delivery, one in flight, %llu samples after %llu warm-up, "
-              "medians over rounds (ns)\n",
-              static_cast<unsigned long long>(cfg.latency_samples),
-              static_cast<unsigned long long>(cfg.warmup));
+  std::printf(
+      "\nLatency publish -> delivery, one in flight, %llu samples after %llu warm-up, "
+      "medians over rounds (ns)\n",
+      static_cast<unsigned long long>(cfg.latency_samples),
+      static_cast<unsigned long long>(cfg.warmup));
   std::printf("  %-44s %9s %9s %9s %9s %9s %6s\n", "contender", "P50", "P95", "P99", "max",
               "P50/1way", "check");
   for (const Contender& c : contenders) {
@@ -504,8 +510,8 @@ int main(int argc, char** argv) {
     target("E2E MPSC FULL/BARE, visitor",
            bare_vis > 0.0 ? e2e_median(kMpscFullVisitor) / bare_vis : 0.0, 0.9, true, "x");
     const double spsc_bare = e2e_median(kSpscBareCb);
-    target("E2E SPSC FULL/BARE, callback", spsc_bare > 0.0 ? spsc_full / spsc_bare : 0.0, 0.9,
-           true, "x");
+    target("E2E SPSC FULL/BARE, callback", spsc_bare > 0.0 ? spsc_full / spsc_bare : 0.0, 0.9, true,
+           "x");
   }
   target("Publish-only MPSC FULL (Publish)", Median(res.publish[kMpscFullCb].values), 10.0, false,
          "ns");
@@ -517,8 +523,7 @@ int main(int argc, char** argv) {
     const double p99 = Median(l.p99);
     target(std::string("Latency P50 / one-way handoff, ") + name,
            pingpong.median > 0.0 ? p50 / pingpong.median : 0.0, 1.5, false, "x");
-    target(std::string("Latency P99 / P50, ") + name, p50 > 0.0 ? p99 / p50 : 0.0, 2.0, false,
-           "x");
+    target(std::string("Latency P99 / P50, ") + name, p50 > 0.0 ? p99 / p50 : 0.0, 2.0, false, "x");
   }
 
   bool all_valid = true;

@@ -207,15 +207,12 @@ int main(int argc, char** argv) {
     std::function<Outcome(uint64_t, bool*, uint64_t*)> run;
   };
   const std::vector<ThroughputCase> configs = {
-      {"MPSC (default)", [](uint64_t n, bool* p, uint64_t* a) {
-         return RunAdmitted<mccc::DefaultBusTraits>(n, p, a);
-       }},
-      {"single producer", [](uint64_t n, bool* p, uint64_t* a) {
-         return RunAdmitted<SpscTraits>(n, p, a);
-       }},
-      {"single core (1 thread)", [](uint64_t n, bool* p, uint64_t* a) {
-         return RunSingleCore(n, p, a);
-       }},
+      {"MPSC (default)", [](uint64_t n, bool* p,
+                            uint64_t* a) { return RunAdmitted<mccc::DefaultBusTraits>(n, p, a); }},
+      {"single producer",
+       [](uint64_t n, bool* p, uint64_t* a) { return RunAdmitted<SpscTraits>(n, p, a); }},
+      {"single core (1 thread)",
+       [](uint64_t n, bool* p, uint64_t* a) { return RunSingleCore(n, p, a); }},
   };
   std::vector<std::vector<std::vector<double>>> tput(
       configs.size(), std::vector<std::vector<double>>(cfg.sizes.size()));
@@ -232,19 +229,20 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("1. Throughput, FULL_FEATURED, callback dispatch, admitted messages only, %d rounds "
-              "(M msg/s, mean +- sd)\n",
-              cfg.rounds);
-  std::printf("  %-24s %10s %10s %10s %10s %10s\n", "configuration", "messages", "admitted",
-              "mean", "sd", "median");
+  std::printf(
+      "1. Throughput, FULL_FEATURED, callback dispatch, admitted messages only, %d rounds "
+      "(M msg/s, mean +- sd)\n",
+      cfg.rounds);
+  std::printf("  %-24s %10s %10s %10s %10s %10s\n", "configuration", "messages", "admitted", "mean",
+              "sd", "median");
   std::vector<std::string> tput_json;
   for (std::size_t c = 0U; c < configs.size(); ++c) {
     for (std::size_t s = 0U; s < cfg.sizes.size(); ++s) {
       const Summary sum = Summarize(tput[c][s]);
       std::printf("  %-24s %10llu %10llu %10.2f %10.2f %10.2f\n", configs[c].config,
                   static_cast<unsigned long long>(cfg.sizes[s]),
-                  static_cast<unsigned long long>(admitted_min[c][s]), sum.mean / 1e6,
-                  sum.sd / 1e6, sum.median / 1e6);
+                  static_cast<unsigned long long>(admitted_min[c][s]), sum.mean / 1e6, sum.sd / 1e6,
+                  sum.median / 1e6);
       JsonObject o;
       o.Str("configuration", configs[c].config).Int("messages", cfg.sizes[s]);
       o.Int("admitted_min", admitted_min[c][s]).Sum("msgs_per_sec", sum);
@@ -263,7 +261,7 @@ int main(int argc, char** argv) {
       {"MPSC FULL_FEATURED callback", "MPSC BARE_METAL callback",
        [](uint64_t n, bool* p) {
          return RunE2E<MccFamily<mccc::DefaultBusTraits, kFull, Dispatch::kCallback>, Msg24>(n, 1,
-                                                                                            p);
+                                                                                             p);
        }},
       {"MPSC NO_STATS callback", "MPSC BARE_METAL callback",
        [](uint64_t n, bool* p) {
@@ -273,22 +271,22 @@ int main(int argc, char** argv) {
       {"MPSC BARE_METAL callback", "MPSC BARE_METAL callback",
        [](uint64_t n, bool* p) {
          return RunE2E<MccFamily<mccc::DefaultBusTraits, kBare, Dispatch::kCallback>, Msg24>(n, 1,
-                                                                                            p);
+                                                                                             p);
        }},
       {"MPSC FULL_FEATURED visitor", "MPSC BARE_METAL visitor",
        [](uint64_t n, bool* p) {
          return RunE2E<MccFamily<mccc::DefaultBusTraits, kFull, Dispatch::kVisitor>, Msg24>(n, 1,
-                                                                                           p);
+                                                                                            p);
        }},
       {"MPSC NO_STATS visitor", "MPSC BARE_METAL visitor",
        [](uint64_t n, bool* p) {
-         return RunE2E<MccFamily<mccc::DefaultBusTraits, kNoStats, Dispatch::kVisitor>, Msg24>(
-             n, 1, p);
+         return RunE2E<MccFamily<mccc::DefaultBusTraits, kNoStats, Dispatch::kVisitor>, Msg24>(n, 1,
+                                                                                               p);
        }},
       {"MPSC BARE_METAL visitor", "MPSC BARE_METAL visitor",
        [](uint64_t n, bool* p) {
          return RunE2E<MccFamily<mccc::DefaultBusTraits, kBare, Dispatch::kVisitor>, Msg24>(n, 1,
-                                                                                           p);
+                                                                                            p);
        }},
       {"SPSC FULL_FEATURED callback", "SPSC BARE_METAL callback",
        [](uint64_t n, bool* p) {
@@ -316,9 +314,10 @@ int main(int argc, char** argv) {
       mode_values[m].push_back(o.value);
     }
   }
-  std::printf("\n2. Modes and dispatch, E2E %llu msgs (producer retries refused publishes), %d "
-              "rounds interleaved (M msg/s)\n",
-              static_cast<unsigned long long>(cfg.messages), cfg.rounds);
+  std::printf(
+      "\n2. Modes and dispatch, E2E %llu msgs (producer retries refused publishes), %d "
+      "rounds interleaved (M msg/s)\n",
+      static_cast<unsigned long long>(cfg.messages), cfg.rounds);
   std::printf("  %-30s %9s %9s %9s %10s\n", "mode", "median", "min", "max", "x BARE");
   std::vector<std::string> mode_json;
   for (std::size_t m = 0U; m < modes.size(); ++m) {
@@ -371,13 +370,14 @@ int main(int argc, char** argv) {
     for (std::size_t p = 3U; p-- > 0U;) {
       const uint64_t dropped = counts.sent[p] - counts.admitted[p];
       total_admitted += counts.admitted[p];
-      std::printf("  %-8s %10llu %10llu %10llu %9.1f%%\n", PriorityName(p),
-                  static_cast<unsigned long long>(counts.sent[p]),
-                  static_cast<unsigned long long>(counts.admitted[p]),
-                  static_cast<unsigned long long>(dropped),
-                  100.0 * static_cast<double>(counts.admitted[p]) /
-                      static_cast<double>(counts.sent[p]));
-      const bool stats_agree = stats_admitted[p] == counts.admitted[p] && stats_dropped[p] == dropped;
+      std::printf(
+          "  %-8s %10llu %10llu %10llu %9.1f%%\n", PriorityName(p),
+          static_cast<unsigned long long>(counts.sent[p]),
+          static_cast<unsigned long long>(counts.admitted[p]),
+          static_cast<unsigned long long>(dropped),
+          100.0 * static_cast<double>(counts.admitted[p]) / static_cast<double>(counts.sent[p]));
+      const bool stats_agree =
+          stats_admitted[p] == counts.admitted[p] && stats_dropped[p] == dropped;
       all_valid = all_valid && stats_agree;
       JsonObject o;
       o.Str("priority", PriorityName(p)).Int("sent", counts.sent[p]);
@@ -419,10 +419,11 @@ int main(int argc, char** argv) {
        }},
   };
   const double one_way = RunPingPong(100000U, &info.pinned);
-  std::printf("\n4. Latency publish -> callback, one message in flight, %llu samples after %llu "
-              "warm-up (ns; core-to-core one-way handoff %.1f ns)\n",
-              static_cast<unsigned long long>(cfg.latency_samples),
-              static_cast<unsigned long long>(cfg.warmup), one_way);
+  std::printf(
+      "\n4. Latency publish -> callback, one message in flight, %llu samples after %llu "
+      "warm-up (ns; core-to-core one-way handoff %.1f ns)\n",
+      static_cast<unsigned long long>(cfg.latency_samples),
+      static_cast<unsigned long long>(cfg.warmup), one_way);
   std::printf("  %-30s %9s %9s %9s %9s\n", "configuration", "P50", "P95", "P99", "max");
   std::vector<std::string> lat_json;
   for (const LatencyCase& lc : lat_cases) {
@@ -444,7 +445,10 @@ int main(int argc, char** argv) {
     auto bus = std::make_unique<Bus>();
     auto sink = std::make_unique<SeqSink>();
     SeqSink* s = sink.get();
-    bus->Subscribe<Msg24>([s](const Msg24& m) { ++s->count; (void)m; });
+    bus->Subscribe<Msg24>([s](const Msg24& m) {
+      ++s->count;
+      (void)m;
+    });
     std::atomic<bool> stop{false};
     std::atomic<bool> producer_done{false};
     PriorityCounts counts;
@@ -488,9 +492,10 @@ int main(int argc, char** argv) {
         &info.pinned);
     monitor.join();
     const mccc::BusStatisticsSnapshot st = bus->GetStatistics();
-    std::printf("\n5. Sustained run, %.1f s, MPSC FULL_FEATURED, 20%% HIGH / 40%% MEDIUM / 40%% LOW, "
-                "no retry\n",
-                cfg.sustained_seconds);
+    std::printf(
+        "\n5. Sustained run, %.1f s, MPSC FULL_FEATURED, 20%% HIGH / 40%% MEDIUM / 40%% LOW, "
+        "no retry\n",
+        cfg.sustained_seconds);
     std::printf("  %-8s %12s %12s %12s\n", "priority", "sent", "admitted", "dropped");
     std::vector<std::string> pri_json;
     uint64_t sent_total = 0U;

@@ -47,12 +47,12 @@ static_assert(sizeof(Msg24) == 24U, "the reference payload is 24 bytes");
 /// @brief The same payload padded to kBytes.
 template <std::size_t kBytes>
 struct MsgPadded {
-  uint64_t seq;                       ///< See Msg24.
-  float x;                            ///< See Msg24.
-  float y;                            ///< See Msg24.
-  float z;                            ///< See Msg24.
-  float w;                            ///< See Msg24.
-  unsigned char pad[kBytes - 24U];    ///< Bulk that every contender must copy.
+  uint64_t seq;                     ///< See Msg24.
+  float x;                          ///< See Msg24.
+  float y;                          ///< See Msg24.
+  float z;                          ///< See Msg24.
+  float w;                          ///< See Msg24.
+  unsigned char pad[kBytes - 24U];  ///< Bulk that every contender must copy.
 };
 using Msg64 = MsgPadded<64U>;    ///< 64-byte variant.
 using Msg128 = MsgPadded<128U>;  ///< 128-byte variant.
@@ -117,8 +117,8 @@ struct SpscTscTraits : SpscTraits {
 #endif
 
 /// @brief An mccc::AsyncBus driven through its public API.
-template <typename P, typename Sink, typename Traits, mccc::PerformanceMode kMode, Dispatch kDispatch,
-          Stamp kStamp>
+template <typename P, typename Sink, typename Traits, mccc::PerformanceMode kMode,
+          Dispatch kDispatch, Stamp kStamp>
 class MccAdapter {
  public:
   using Payload = std::variant<P, Heartbeat, Command>;  ///< The bus payload.
@@ -291,17 +291,17 @@ struct IdealFamily {
 
 /// @brief One measurement's outcome.
 struct Outcome {
-  double value = 0.0;   ///< msg/s, ns/msg, or ns (see the runner).
-  bool valid = false;   ///< Every message arrived exactly once and in order.
-  bool skipped = false; ///< The contender does not support this protocol.
+  double value = 0.0;    ///< msg/s, ns/msg, or ns (see the runner).
+  bool valid = false;    ///< Every message arrived exactly once and in order.
+  bool skipped = false;  ///< The contender does not support this protocol.
 };
 
 /// @brief Latency percentiles in ns of one run.
 struct LatencyOutcome {
-  double p50 = 0.0;  ///< Median.
-  double p95 = 0.0;  ///< 95th percentile.
-  double p99 = 0.0;  ///< 99th percentile.
-  double max = 0.0;  ///< Largest sample.
+  double p50 = 0.0;      ///< Median.
+  double p95 = 0.0;      ///< 95th percentile.
+  double p99 = 0.0;      ///< 99th percentile.
+  double max = 0.0;      ///< Largest sample.
   bool valid = false;    ///< Sequence check passed.
   bool skipped = false;  ///< Not supported.
 };

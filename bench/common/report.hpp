@@ -57,7 +57,9 @@ inline std::string JsonEscape(const std::string& s) {
 }
 
 /// @brief `"text"` as a JSON value.
-inline std::string JStr(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
+inline std::string JStr(const std::string& s) {
+  return "\"" + JsonEscape(s) + "\"";
+}
 
 /// @brief A number as a JSON value (non-finite values become null).
 inline std::string JNum(double v) {
@@ -70,7 +72,9 @@ inline std::string JNum(double v) {
 }
 
 /// @brief An unsigned integer as a JSON value.
-inline std::string JNum(uint64_t v) { return std::to_string(v); }
+inline std::string JNum(uint64_t v) {
+  return std::to_string(v);
+}
 
 /// @brief Builds one JSON object member by member.
 class JsonObject {

@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -455,13 +456,21 @@ std::string ModeName(PerformanceMode mode) {
   return "Unknown";
 }
 
-std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
-  const Scenario& s = info.param;
-  std::string bus = s.bus == BusKind::kDepth64     ? "Depth64"
-                    : s.bus == BusKind::kDepth4096 ? "Depth4096"
-                                                   : "SingleProducerDepth256";
+std::string Describe(const Scenario& s) {
+  const std::string bus = s.bus == BusKind::kDepth64     ? "Depth64"
+                          : s.bus == BusKind::kDepth4096 ? "Depth4096"
+                                                         : "SingleProducerDepth256";
   return "P" + std::to_string(s.producers) + "_" + bus + "_" + ModeName(s.mode) +
          (s.retry ? "_Retry" : "_CountDrops") + (s.use_visitor ? "_Visitor" : "_Callbacks");
+}
+
+std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
+  return Describe(info.param);
+}
+
+// Readable GetParam() in failure messages.
+void PrintTo(const Scenario& s, std::ostream* os) {
+  *os << Describe(s);
 }
 
 std::vector<Scenario> AllScenarios() {

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <variant>
@@ -150,8 +151,7 @@ struct Scenario {
   bool use_visitor;
 };
 
-std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
-  const Scenario& s = info.param;
+std::string Describe(const Scenario& s) {
   const std::string bus = s.bus == BusKind::kDepth64     ? "Depth64"
                           : s.bus == BusKind::kDepth1024 ? "Depth1024"
                                                          : "SingleProducerDepth64";
@@ -166,6 +166,15 @@ std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
       s.credits == Credits::kHalfCapacity ? "HalfCapacityCredits" : "LimitMinusOneCredits";
   return bus + "_P" + std::to_string(s.producers) + "_" + mode + "_" + prio + "_" + credits +
          (s.use_visitor ? "_Visitor" : "_Callbacks");
+}
+
+std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
+  return Describe(info.param);
+}
+
+// Readable GetParam() in failure messages.
+void PrintTo(const Scenario& s, std::ostream* os) {
+  *os << Describe(s);
 }
 
 std::vector<Scenario> AllScenarios() {

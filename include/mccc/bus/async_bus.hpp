@@ -138,7 +138,8 @@ class AsyncBus {
   /// - Called on another thread: at most the one invocation the consumer had already started
   ///   (or had decided to start) for the message it was dispatching at that moment. No
   ///   invocation for a later message. The callable's captures are destroyed once that
-  ///   invocation cannot be running any more (at the end of the consumer's current batch).
+  ///   invocation cannot be running any more: at the end of the consumer's current batch if
+  ///   possible, else by the next Subscribe, Unsubscribe or dispatched batch.
   bool Unsubscribe(const SubscriptionHandle& handle) noexcept { return table_.Remove(handle); }
 
   /// @brief Live subscribers of T (snapshot). Threadsafe.
@@ -184,6 +185,9 @@ class AsyncBus {
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: PublishEmplace<T>: T is not an alternative of the bus payload variant; "
                   "publish one of the std::variant's types or add T to it");
+    static_assert(std::is_constructible_v<T, Args&&...>,
+                  "mccc: PublishEmplace<T>: T has no constructor taking these arguments (an "
+                  "aggregate cannot be built with parentheses in C++17: use Publish(T{...}))");
     if constexpr (std::is_nothrow_constructible_v<T, Args&&...>) {
       return PublishConstructed(
           sender_id, priority, Traits::Clock::NowUs(), [&](void* storage, const MessageHeader& h) noexcept {
@@ -272,12 +276,10 @@ class AsyncBus {
     return ring_.HasReadyElement();
   }
 
-  /// @brief Wakes the consumer if it sleeps in WaitForMessages (e.g. to make it notice a stop
-  /// request). Threadsafe.
-  void WakeConsumer() noexcept {
-    parking_.FullFence();  // orders the caller's earlier stores before the sleep-flag load
-    parking_.NotifyAfterClaim();
-  }
+  /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
+  /// request set before this call). A request made before the consumer parks is not lost.
+  /// Threadsafe.
+  void WakeConsumer() noexcept { parking_.RequestWake(); }
 
   // -------------------------------------------------------------------------------------------
   // Introspection: threadsafe snapshots (stale as soon as they return).
@@ -333,8 +335,9 @@ class AsyncBus {
   using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
                                    Traits::kSingleCore, Traits::kCacheLineSize>;
   static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;
+  // The widest member placed at a line boundary is the 64-bit msg_id counter.
   static constexpr unsigned kLine =
-      detail::kLineAlign<Traits::kSingleCore, Traits::kCacheLineSize, std::atomic<uint32_t>>;
+      detail::kLineAlign<Traits::kSingleCore, Traits::kCacheLineSize, uint64_t>;
 
   /// Debug-only detector of a second consumer thread or of re-entry from a callback.
   class ConsumerScope {

@@ -47,7 +47,10 @@ inline std::size_t NextSubscriptionIdBase() noexcept {
 /// @brief The subscriber table of one bus.
 /// @tparam Envelope  MessageEnvelope<Payload>.
 /// @tparam kTypes    Number of payload alternatives (rows).
-/// @tparam kPerType  Entries per row.
+/// @tparam kPerType  Live subscriptions per row. Each row has twice as many entries: the spare
+///                   half holds subscriptions removed during the consumer's current batch
+///                   (they cannot be reused until it ends), so such removals do not eat into
+///                   the live capacity.
 /// @tparam kStorage  Inline bytes per callable.
 template <typename Envelope, std::size_t kTypes, std::size_t kPerType, std::size_t kStorage,
           bool kSingleCore>
@@ -63,18 +66,26 @@ class SubscriptionTable {
   SubscriptionTable& operator=(const SubscriptionTable&) = delete;
 
   /// @brief Stores `callback` for payload alternative `type`. Returns an invalid handle when the
-  /// row is full (kMaxCallbacksPerType live subscriptions). Threadsafe (spin lock), callable from
+  /// row is full: kMaxCallbacksPerType live subscriptions, or (rarely) when the spare entries
+  /// all hold subscriptions removed during the consumer's current batch. Threadsafe (spin lock), callable from
   /// inside a callback.
   SubscriptionHandle Add(std::size_t type, Callback&& callback) noexcept {
     ReclaimPending(/*may_wait=*/true);
     detail::SpinLockGuard guard(lock_);
     Row& row = rows_[type];
-    std::size_t slot = 0U;
-    while (slot < kPerType && row.entries[slot].state.load(std::memory_order_relaxed) != kFree) {
-      // relaxed: state transitions other than ACTIVE->(consumer) all happen under the lock.
-      ++slot;
+    std::size_t live = 0U;
+    std::size_t slot = kEntriesPerRow;
+    for (std::size_t i = 0U; i < kEntriesPerRow; ++i) {
+      // relaxed: every state change except the consumer's reads happens under this lock.
+      const uint8_t state = row.entries[i].state.load(std::memory_order_relaxed);
+      live += state == kActive ? 1U : 0U;
+      if (state == kFree && slot == kEntriesPerRow) {
+        slot = i;
+      }
     }
-    if (slot == kPerType) {
+    if (live >= kPerType || slot == kEntriesPerRow) {
+      // Full: kPerType live subscriptions, or every spare entry still holds a subscription
+      // removed during the consumer's current batch (freed when that batch ends).
       return kInvalidSubscription;
     }
     Entry& entry = row.entries[slot];
@@ -98,7 +109,7 @@ class SubscriptionTable {
     if (!handle.IsValid() || handle.type_index >= kTypes) {
       return false;
     }
-    const std::size_t slot = handle.callback_id % kPerType;
+    const std::size_t slot = handle.callback_id % kEntriesPerRow;
     {
       detail::SpinLockGuard guard(lock_);
       Entry& entry = rows_[handle.type_index].entries[slot];
@@ -175,6 +186,7 @@ class SubscriptionTable {
   }
 
  private:
+  static constexpr std::size_t kEntriesPerRow = 2U * kPerType;
   static constexpr uint8_t kFree = 0U;
   static constexpr uint8_t kActive = 1U;
   static constexpr uint8_t kRemoved = 2U;
@@ -187,7 +199,7 @@ class SubscriptionTable {
   };
   struct Row {
     std::atomic<uint32_t> used{0U};  // entries [0, used) may be ACTIVE
-    Entry entries[kPerType];
+    Entry entries[kEntriesPerRow];
   };
 
   static bool Invoke(Callback& callback, const Envelope& envelope) noexcept {
@@ -230,10 +242,10 @@ class SubscriptionTable {
   }
 
   std::size_t NextCallbackId(std::size_t slot) noexcept {
-    std::size_t id = next_serial_ * kPerType + slot;
+    std::size_t id = next_serial_ * kEntriesPerRow + slot;
     ++next_serial_;
     if (id == SubscriptionHandle::kInvalidCallbackId) {  // skip the reserved value
-      id = next_serial_ * kPerType + slot;
+      id = next_serial_ * kEntriesPerRow + slot;
       ++next_serial_;
     }
     return id;

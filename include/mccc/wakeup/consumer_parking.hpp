@@ -83,7 +83,9 @@ class ConsumerParking {
 #if MCCC_HOSTED
     // seq_cst: the consumer's half of the handshake (pairs with NotifyAfterClaim's load).
     sleeping_.store(1U, std::memory_order_seq_cst);
-    if (has_claimed_work()) {
+    // seq_cst exchange: pairs with RequestWake's seq_cst store (same Dekker argument): a wake
+    // requested before this point is seen here, one requested after sees sleeping_ == 1.
+    if (has_claimed_work() || wake_requested_.exchange(false, std::memory_order_seq_cst)) {
       // relaxed: cancelling; a producer that still reads 1 only makes one harmless wake call.
       sleeping_.store(0U, std::memory_order_relaxed);
       return;
@@ -107,6 +109,14 @@ class ConsumerParking {
     static_cast<void>(has_claimed_work);
     static_cast<void>(timeout_us);
 #endif
+  }
+
+  /// @brief Any thread: makes the consumer's current or next Park return at once (a stop
+  /// request, for example). Not lost if the consumer has not parked yet. Threadsafe.
+  void RequestWake() noexcept {
+    // seq_cst: the waker's half of the handshake; pairs with Park's exchange after its store.
+    wake_requested_.store(true, std::memory_order_seq_cst);
+    NotifyAfterClaim();
   }
 
   /// @brief Snapshot: true while the consumer is (about to be) asleep. Threadsafe.
@@ -140,6 +150,7 @@ class ConsumerParking {
 
   std::atomic<uint32_t> sleeping_{0U};
   std::atomic<bool> sleep_enabled_{false};
+  std::atomic<bool> wake_requested_{false};
 #if MCCC_TSAN
   std::atomic<uint32_t> fence_word_{0U};
 #endif
