@@ -70,7 +70,8 @@
 #endif
 
 #if MCCC_SINGLE_CORE && !MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE
-#error "MCCC_SINGLE_CORE=1 replaces hardware memory barriers with compiler fences; it is only correct on a single-core CPU (producers in ISRs or cooperative tasks). Define MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE=1 to confirm."
+#error \
+    "MCCC_SINGLE_CORE=1 replaces hardware memory barriers with compiler fences; it is only correct on a single-core CPU (producers in ISRs or cooperative tasks). Define MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE=1 to confirm."
 #endif
 
 /// Exceptions: detected from the compiler (`-fno-exceptions` turns them off). When on, a
@@ -129,13 +130,14 @@
 #if MCCC_HOSTED
 #include <cstdio>
 #include <cstdlib>
-#define MCCC_ASSERT(cond, msg)                                                      \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "mccc assertion failed: %s\n  (%s) at %s:%d\n", (msg), #cond, \
-                   __FILE__, __LINE__);                                             \
-      std::abort();                                                                 \
-    }                                                                               \
+#define MCCC_ASSERT(cond, msg)                                                               \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      /* the program aborts next, so a failed write has no better fallback */                \
+      static_cast<void>(std::fprintf(stderr, "mccc assertion failed: %s\n  (%s) at %s:%d\n", \
+                                     (msg), #cond, __FILE__, __LINE__));                     \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (false)
 #else
 #define MCCC_ASSERT(cond, msg) \

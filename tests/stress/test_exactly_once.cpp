@@ -1,417 +1,32 @@
 // Stress test of mccc::AsyncBus (include/mccc/bus/async_bus.hpp): many producers, one consumer.
+// The checks and knobs are described in exactly_once_harness.hpp (MCCC_STRESS_SCALE,
+// MCCC_STRESS_SECONDS); the MCCC_SINGLE_PRODUCER=1 build is test_exactly_once_single_producer.cpp.
 //
-// Every producer numbers its messages (producer id, sequence) and fills the payload with words
-// derived from that pair plus a checksum. The consumer checks, for every delivered message:
-// - exactly once: per producer the delivered sequences are strictly increasing (no duplicate),
-//   and their count and order-dependent hash equal the producer's record of admitted sequences
-//   (no loss, no phantom). When producers retry until admitted they are exactly 0..N-1;
-// - per-producer FIFO order, an intact payload, the header the producer asked for (sender id,
-//   priority, PublishFast timestamp, alternative);
-// - msg_id = 1, 2, 3, ... in delivery order;
-// - FULL_FEATURED: per priority, admitted + refused == attempted, equal to GetStatistics();
-//   messages_processed == delivered. NO_STATS / BARE_METAL count nothing;
-// - the error callback saw one QUEUE_FULL per refusal (none in BARE_METAL);
-// - a refused rvalue is left untouched (not moved from).
-// Scenarios: 1, 2, 4, 8, 16 producers x rings of 64 (constantly full) and 4096 slots x
-// FULL_FEATURED / NO_STATS / BARE_METAL x retry-until-admitted / count-refusals x ProcessBatch
-// with subscribers / ProcessBatchWith, plus a kSingleProducer bus with its one producer.
+// Matrix: producers 1, 2, 4, 8, 16, 32 x rings of 64 (constantly full), 4096 and the default
+// depth (DefaultBusTraits, 131072 slots) x FULL_FEATURED / NO_STATS / BARE_METAL x
+// retry-until-admitted / count-refusals x ProcessBatch with subscribers / ProcessBatchWith, plus a
+// kSingleProducer traits bus with its one producer.
 // Also here: exact statistics with more producer threads than statistics shards, a parked
 // consumer woken by every publish (no lost wake-up), and a kSingleCore bus driven by one thread.
-//
-// Knobs (environment):
-//   MCCC_STRESS_SCALE=<x>    multiplies the message counts (default 1; 0.1 under TSan, 0.3 under
-//                            ASan or without optimisation).
-//   MCCC_STRESS_SECONDS=<s>  long run: every producer publishes for <s> seconds per test case
-//                            instead of a fixed count (all checks stay exact).
 #include <gtest/gtest.h>
 
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
 #include <memory>
-#include <ostream>
-#include <string>
 #include <thread>
 #include <type_traits>
-#include <utility>
-#include <variant>
 #include <vector>
 
 #include "mccc/bus/async_bus.hpp"
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
-
-// ----- sanitizer / build detection -----------------------------------------------------------
-#if defined(__SANITIZE_THREAD__)
-#define MCCC_STRESS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MCCC_STRESS_TSAN 1
-#endif
-#endif
-#ifndef MCCC_STRESS_TSAN
-#define MCCC_STRESS_TSAN 0
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MCCC_STRESS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MCCC_STRESS_ASAN 1
-#endif
-#endif
-#ifndef MCCC_STRESS_ASAN
-#define MCCC_STRESS_ASAN 0
-#endif
+#include "stress/exactly_once_harness.hpp"
 
 namespace {
 
-using mccc::BusError;
-using mccc::BusStatisticsSnapshot;
-using mccc::MessageHeader;
-using mccc::MessagePriority;
-using mccc::PerformanceMode;
-
-// ----- knobs ----------------------------------------------------------------------------------
-
-double EnvDouble(const char* name, double fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') {
-    return fallback;
-  }
-  char* end = nullptr;
-  const double value = std::strtod(text, &end);
-  return (end != text && value > 0.0) ? value : fallback;
-}
-
-/// Multiplier for message counts: sanitizers and unoptimised builds are 3-10x slower.
-double StressScale() {
-#if MCCC_STRESS_TSAN
-  constexpr double kDefault = 0.1;
-#elif MCCC_STRESS_ASAN || !defined(__OPTIMIZE__)
-  constexpr double kDefault = 0.3;
-#else
-  constexpr double kDefault = 1.0;
-#endif
-  return EnvDouble("MCCC_STRESS_SCALE", kDefault);
-}
-
-/// 0: count-bounded run (the default). Otherwise seconds each producer publishes per case.
-double StressSeconds() {
-  return EnvDouble("MCCC_STRESS_SECONDS", 0.0);
-}
-
-uint64_t Scaled(uint64_t base, uint64_t minimum) {
-  const auto n = static_cast<uint64_t>(static_cast<double>(base) * StressScale());
-  return n < minimum ? minimum : n;
-}
-
-// ----- message contents -----------------------------------------------------------------------
-
-/// splitmix64 finaliser: a cheap bijective mixer, so different inputs give different words.
-constexpr uint64_t Mix(uint64_t x) noexcept {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31U);
-}
-
-constexpr uint64_t Key(uint32_t producer, uint32_t seq) noexcept {
-  return (static_cast<uint64_t>(producer) << 32U) | seq;
-}
-
-constexpr uint64_t Word(uint32_t producer, uint32_t seq, uint64_t i) noexcept {
-  return Mix(Key(producer, seq) * 8U + i);
-}
-
-/// Order-dependent running hash over a sequence of sequence numbers.
-constexpr uint64_t HashStep(uint64_t hash, uint32_t seq) noexcept {
-  return Mix(hash ^ (static_cast<uint64_t>(seq) + 1U));
-}
-
-constexpr std::size_t kWideWords = 6U;
-
-/// Alternative 0: 64 payload bytes.
-struct Wide {
-  Wide() noexcept = default;
-  Wide(uint32_t p, uint32_t s) noexcept : producer(p), seq(s) {
-    uint64_t sum = 0U;
-    for (std::size_t i = 0U; i < kWideWords; ++i) {
-      words[i] = Word(p, s, i);
-      sum = Mix(sum ^ words[i]);
-    }
-    checksum = sum;
-  }
-  bool Intact() const noexcept {
-    uint64_t sum = 0U;
-    for (std::size_t i = 0U; i < kWideWords; ++i) {
-      if (words[i] != Word(producer, seq, i)) {
-        return false;
-      }
-      sum = Mix(sum ^ words[i]);
-    }
-    return sum == checksum;
-  }
-  uint32_t producer = 0U;
-  uint32_t seq = 0U;
-  std::array<uint64_t, kWideWords> words{};
-  uint64_t checksum = 0U;
-};
-
-/// Alternative 1: one payload word.
-struct Narrow {
-  Narrow() noexcept = default;
-  Narrow(uint32_t p, uint32_t s) noexcept
-      : producer(p), seq(s), word(Word(p, s, 0U)), checksum(Mix(~Word(p, s, 0U))) {}
-  bool Intact() const noexcept { return word == Word(producer, seq, 0U) && checksum == Mix(~word); }
-  uint32_t producer = 0U;
-  uint32_t seq = 0U;
-  uint64_t word = 0U;
-  uint64_t checksum = 0U;
-};
-
-/// Alternative 2: a move marks its source, so a refused publish can be shown not to move.
-struct Tracked {
-  Tracked() noexcept = default;
-  Tracked(uint32_t p, uint32_t s) noexcept
-      : producer(p), seq(s), word(Word(p, s, 1U)), checksum(Mix(word ^ 0x5555U)) {}
-  Tracked(const Tracked&) noexcept = default;
-  Tracked(Tracked&& other) noexcept
-      : producer(other.producer), seq(other.seq), word(other.word), checksum(other.checksum) {
-    other.moved_from = true;
-  }
-  Tracked& operator=(const Tracked&) noexcept = default;
-  Tracked& operator=(Tracked&&) noexcept = default;
-  ~Tracked() = default;
-  bool Intact() const noexcept {
-    return !moved_from && word == Word(producer, seq, 1U) && checksum == Mix(word ^ 0x5555U);
-  }
-  uint32_t producer = 0U;
-  uint32_t seq = 0U;
-  uint64_t word = 0U;
-  uint64_t checksum = 0U;
-  bool moved_from = false;
-};
-
-using Payload = std::variant<Wide, Narrow, Tracked>;
-
-/// What (producer, seq) is published as: alternative, priority and publish function are all a
-/// function of the pair, so the consumer can recompute them.
-struct Plan {
-  std::size_t alternative;
-  MessagePriority priority;
-  /// 0: Publish (MEDIUM) or PublishWithPriority of an rvalue; 1: PublishFast; 2: PublishEmplace;
-  /// 3: PublishWithPriority of an lvalue (copied).
-  uint32_t api;
-  uint64_t timestamp;  // PublishFast only
-};
-
-constexpr uint32_t kApiFast = 1U;
-
-Plan PlanFor(uint32_t producer, uint32_t seq) noexcept {
-  const uint64_t h = Mix(Key(producer, seq) ^ 0xABCDEF12345ULL);
-  Plan plan{};
-  plan.alternative = static_cast<std::size_t>(h % 3U);
-  plan.priority = static_cast<MessagePriority>((h >> 8U) % 3U);
-  plan.api = seq % 4U;
-  plan.timestamp = (h >> 16U) | 1U;
-  return plan;
-}
-
-constexpr uint32_t SenderId(uint32_t producer) noexcept {
-  return 1000U + producer;
-}
-
-// ----- error callback (a plain function pointer, so global counters) --------------------------
-
-std::atomic<uint64_t> g_queue_full_reports{0U};
-std::atomic<uint64_t> g_other_error_reports{0U};
-
-void CountErrors(BusError error, uint64_t /*msg_id*/) {
-  if (error == BusError::QUEUE_FULL) {
-    g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
-  } else {
-    g_other_error_reports.fetch_add(1U, std::memory_order_relaxed);
-  }
-}
-
-// ----- producer side ----------------------------------------------------------------------------
-
-struct ProducerRecord {
-  std::array<uint64_t, mccc::kPriorityCount> attempted{};
-  std::array<uint64_t, mccc::kPriorityCount> admitted{};
-  uint32_t sequences = 0U;         // sequence numbers used: 0 .. sequences-1
-  uint64_t admitted_count = 0U;    // distinct sequences admitted
-  uint64_t admitted_hash = 0U;     // HashStep over admitted sequences, in order
-  uint64_t moved_on_refusal = 0U;  // refused publishes that moved from the message (must be 0)
-};
-
-template <typename Bus, typename Message>
-bool PublishOnce(Bus& bus, uint32_t producer, uint32_t seq, const Plan& plan,
-                 uint64_t& moved_on_refusal) {
-  const uint32_t sender = SenderId(producer);
-  if (plan.api == 2U) {
-    return bus.template PublishEmplace<Message>(sender, plan.priority, producer, seq);
-  }
-  Message message(producer, seq);
-  bool admitted = false;
-  if (plan.api == kApiFast) {
-    admitted = bus.PublishFast(std::move(message), sender, plan.timestamp, plan.priority);
-  } else if (plan.api == 0U && plan.priority == MessagePriority::MEDIUM) {
-    admitted = bus.Publish(std::move(message), sender);
-  } else if (plan.api == 0U) {
-    admitted = bus.PublishWithPriority(std::move(message), sender, plan.priority);
-  } else {
-    admitted = bus.PublishWithPriority(message, sender, plan.priority);  // lvalue: copied
-  }
-  // A refused publish must leave the rvalue untouched (async_bus.hpp: "not moved from").
-  if (!admitted && !message.Intact()) {
-    ++moved_on_refusal;
-  }
-  return admitted;
-}
-
-template <typename Bus>
-bool PublishPlanned(Bus& bus, uint32_t producer, uint32_t seq, const Plan& plan,
-                    uint64_t& moved_on_refusal) {
-  switch (plan.alternative) {
-    case 0U:
-      return PublishOnce<Bus, Wide>(bus, producer, seq, plan, moved_on_refusal);
-    case 1U:
-      return PublishOnce<Bus, Narrow>(bus, producer, seq, plan, moved_on_refusal);
-    default:
-      return PublishOnce<Bus, Tracked>(bus, producer, seq, plan, moved_on_refusal);
-  }
-}
-
-/// Publishes sequences 0, 1, 2, ... until `quota` (count mode) or `deadline` (time mode).
-/// `retry`: a refused message is published again until admitted (so all sequences arrive).
-template <typename Bus>
-void RunProducer(Bus& bus, uint32_t producer, uint64_t quota, bool timed,
-                 std::chrono::steady_clock::time_point deadline, bool retry,
-                 const std::atomic<bool>& go, ProducerRecord& record) {
-  while (!go.load(std::memory_order_acquire)) {
-    std::this_thread::yield();
-  }
-  uint32_t seq = 0U;
-  for (;; ++seq) {
-    if (timed) {
-      // The last sequence number is kept unused so that "strictly increasing" stays meaningful.
-      if (((seq % 64U) == 0U && std::chrono::steady_clock::now() >= deadline) ||
-          seq == std::numeric_limits<uint32_t>::max()) {
-        break;
-      }
-    } else if (seq >= quota) {
-      break;
-    }
-    const Plan plan = PlanFor(producer, seq);
-    const auto prio = static_cast<std::size_t>(plan.priority);
-    bool admitted = false;
-    for (uint32_t refusals = 1U;; ++refusals) {
-      ++record.attempted[prio];
-      admitted = PublishPlanned(bus, producer, seq, plan, record.moved_on_refusal);
-      if (admitted) {
-        break;
-      }
-      // Let the consumer make room. Many producers yielding in a loop on a small machine burn
-      // the CPU the consumer needs, so a producer that keeps being refused naps briefly.
-      if ((refusals % 8U) == 0U) {
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      } else {
-        std::this_thread::yield();
-      }
-      if (!retry) {
-        break;
-      }
-    }
-    if (admitted) {
-      ++record.admitted[prio];
-      ++record.admitted_count;
-      record.admitted_hash = HashStep(record.admitted_hash, seq);
-    }
-  }
-  record.sequences = seq;
-}
-
-// ----- consumer side ----------------------------------------------------------------------------
-
-/// Consumer-thread-only record of what was delivered, with the first failure described.
-class DeliveryChecker {
- public:
-  DeliveryChecker(uint32_t producers, bool retry) : per_producer_(producers), retry_(retry) {}
-
-  template <typename Message>
-  void Check(const Message& message, const MessageHeader& header, std::size_t alternative) {
-    ++delivered_;
-    if (header.msg_id != next_msg_id_) {
-      Fail("msg_id " + std::to_string(header.msg_id) + ", expected " +
-           std::to_string(next_msg_id_));
-    }
-    next_msg_id_ = header.msg_id + 1U;
-    const uint32_t p = message.producer;
-    if (p >= per_producer_.size()) {
-      Fail("producer id out of range: " + std::to_string(p));
-      return;
-    }
-    const uint32_t seq = message.seq;
-    if (!message.Intact()) {
-      Fail("payload corrupted: producer " + std::to_string(p) + " seq " + std::to_string(seq));
-    }
-    if (header.sender_id != SenderId(p)) {
-      Fail("sender_id " + std::to_string(header.sender_id) + " for producer " + std::to_string(p));
-    }
-    const Plan plan = PlanFor(p, seq);
-    if (plan.alternative != alternative || plan.priority != header.priority) {
-      Fail("alternative or priority differ from what was published: producer " + std::to_string(p) +
-           " seq " + std::to_string(seq));
-    }
-    if (plan.api == kApiFast && header.timestamp_us != plan.timestamp) {
-      Fail("PublishFast timestamp lost: producer " + std::to_string(p));
-    }
-    PerProducer& state = per_producer_[p];
-    const bool in_order = state.count == 0U
-                              ? (!retry_ || seq == 0U)
-                              : (retry_ ? seq == state.last_seq + 1U : seq > state.last_seq);
-    if (!in_order) {
-      Fail("producer " + std::to_string(p) + ": seq " + std::to_string(seq) + " after " +
-           (state.count == 0U ? std::string("nothing") : std::to_string(state.last_seq)) +
-           (retry_ ? " (expected the next one)" : " (duplicate or reordered)"));
-    }
-    state.last_seq = seq;
-    ++state.count;
-    state.hash = HashStep(state.hash, seq);
-  }
-
-  struct PerProducer {
-    uint32_t last_seq = 0U;
-    uint64_t count = 0U;
-    uint64_t hash = 0U;
-  };
-
-  const std::vector<PerProducer>& per_producer() const { return per_producer_; }
-  uint64_t delivered() const { return delivered_; }
-  uint64_t failures() const { return failures_; }
-  const std::string& first_failure() const { return first_failure_; }
-
- private:
-  void Fail(const std::string& what) {
-    if (failures_ == 0U) {
-      first_failure_ = what;
-    }
-    ++failures_;
-  }
-
-  std::vector<PerProducer> per_producer_;
-  bool retry_;
-  uint64_t next_msg_id_ = 1U;
-  uint64_t delivered_ = 0U;
-  uint64_t failures_ = 0U;
-  std::string first_failure_;
-};
+using namespace mccc_stress;  // NOLINT(google-build-using-namespace): the test's own harness
 
 // ----- bus configurations -----------------------------------------------------------------------
 
@@ -432,209 +47,24 @@ struct SingleProducerTraits : mccc::DefaultBusTraits {
 
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 using Bus4096 = mccc::AsyncBus<Payload, Depth4096Traits>;
+/// Everything default: 131072 slots (about 14 MiB here, hence make_unique), batches of 1024.
+using BusDefault = mccc::AsyncBus<Payload>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
 
-enum class BusKind { kDepth64, kDepth4096, kSingleProducer };
+static_assert(BusDefault::kQueueDepth == 131072U, "the matrix promises the default depth");
+static_assert(!mccc::DefaultBusTraits::kSingleProducer,
+              "this file is the MPSC build; see test_exactly_once_single_producer.cpp");
 
-struct Scenario {
-  uint32_t producers;
-  BusKind bus;
-  PerformanceMode mode;
-  bool retry;        // true: retry until admitted; false: count refusals and move on
-  bool use_visitor;  // true: ProcessBatchWith; false: Subscribe + ProcessBatch
-};
-
-std::string ModeName(PerformanceMode mode) {
-  switch (mode) {
-    case PerformanceMode::FULL_FEATURED:
-      return "FullFeatured";
-    case PerformanceMode::NO_STATS:
-      return "NoStats";
-    case PerformanceMode::BARE_METAL:
-      return "BareMetal";
-  }
-  return "Unknown";
-}
-
-std::string Describe(const Scenario& s) {
-  const std::string bus = s.bus == BusKind::kDepth64     ? "Depth64"
-                          : s.bus == BusKind::kDepth4096 ? "Depth4096"
-                                                         : "SingleProducerDepth256";
-  return "P" + std::to_string(s.producers) + "_" + bus + "_" + ModeName(s.mode) +
-         (s.retry ? "_Retry" : "_CountDrops") + (s.use_visitor ? "_Visitor" : "_Callbacks");
-}
-
-std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
-  return Describe(info.param);
-}
-
-// Readable GetParam() in failure messages.
-void PrintTo(const Scenario& s, std::ostream* os) {
-  *os << Describe(s);
-}
+enum BusKind : uint32_t { kDepth64, kDepth4096, kDepthDefault, kSingleProducer };
 
 std::vector<Scenario> AllScenarios() {
   std::vector<Scenario> all;
-  for (const BusKind bus : {BusKind::kDepth64, BusKind::kDepth4096}) {
-    for (const uint32_t producers : {1U, 2U, 4U, 8U, 16U}) {
-      for (const PerformanceMode mode : {PerformanceMode::FULL_FEATURED, PerformanceMode::NO_STATS,
-                                         PerformanceMode::BARE_METAL}) {
-        for (const bool retry : {true, false}) {
-          for (const bool use_visitor : {false, true}) {
-            all.push_back(Scenario{producers, bus, mode, retry, use_visitor});
-          }
-        }
-      }
-    }
-  }
-  for (const PerformanceMode mode :
-       {PerformanceMode::FULL_FEATURED, PerformanceMode::NO_STATS, PerformanceMode::BARE_METAL}) {
-    for (const bool retry : {true, false}) {
-      for (const bool use_visitor : {false, true}) {
-        all.push_back(Scenario{1U, BusKind::kSingleProducer, mode, retry, use_visitor});
-      }
-    }
-  }
+  const std::initializer_list<uint32_t> producers = {1U, 2U, 4U, 8U, 16U, 32U};
+  AddMatrix(all, kDepth64, "Depth64", producers);
+  AddMatrix(all, kDepth4096, "Depth4096", producers);
+  AddMatrix(all, kDepthDefault, "DefaultDepth131072", producers);
+  AddMatrix(all, kSingleProducer, "SingleProducerDepth256", {1U});
   return all;
-}
-
-/// Messages per test case in count mode (split across the producers). On the 64-slot ring
-/// nearly every publish meets a full queue and waits for the consumer (thread switches), so it
-/// gets fewer messages for the same wall time.
-constexpr uint64_t kBaseMessagesPerCase = 80000U;
-constexpr uint64_t kBaseMessagesPerCaseSmallRing = 24000U;
-
-template <typename Bus>
-void RunScenario(const Scenario& scenario) {
-  auto bus = std::make_unique<Bus>();
-  bus->SetPerformanceMode(scenario.mode);
-  g_queue_full_reports.store(0U);
-  g_other_error_reports.store(0U);
-  bus->SetErrorCallback(&CountErrors);
-
-  const uint32_t n = scenario.producers;
-  DeliveryChecker checker(n, scenario.retry);
-  if (!scenario.use_visitor) {
-    const auto h0 = bus->template Subscribe<Wide>(
-        [&checker](const Wide& m, const MessageHeader& h) { checker.Check(m, h, 0U); });
-    const auto h1 = bus->template Subscribe<Narrow>(
-        [&checker](const Narrow& m, const MessageHeader& h) { checker.Check(m, h, 1U); });
-    // The envelope form of a subscriber, returning bool.
-    const auto h2 = bus->template Subscribe<Tracked>([&checker](const typename Bus::Envelope& e) {
-      checker.Check(*std::get_if<Tracked>(&e.payload), e.header, 2U);
-      return true;
-    });
-    ASSERT_TRUE(h0.IsValid() && h1.IsValid() && h2.IsValid());
-  }
-  auto visitor = [&checker](const auto& m, const MessageHeader& h) {
-    using M = std::decay_t<decltype(m)>;
-    checker.Check(m, h, std::is_same_v<M, Wide> ? 0U : (std::is_same_v<M, Narrow> ? 1U : 2U));
-  };
-
-  const double seconds = StressSeconds();
-  const bool timed = seconds > 0.0;
-  const uint64_t base =
-      Bus::kQueueDepth <= 64U ? kBaseMessagesPerCaseSmallRing : kBaseMessagesPerCase;
-  const uint64_t quota = Scaled(base, 400U) / n;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(seconds));
-
-  std::vector<ProducerRecord> records(n);
-  std::atomic<bool> go{false};
-  std::atomic<bool> producers_done{false};
-
-  std::thread consumer([&] {
-    const auto process = [&]() -> uint32_t {
-      return scenario.use_visitor ? bus->ProcessBatchWith(visitor) : bus->ProcessBatch();
-    };
-    for (;;) {
-      if (process() != 0U) {
-        continue;
-      }
-      if (producers_done.load(std::memory_order_acquire)) {
-        // Every producer has been joined: all claimed slots are written. Drain and stop.
-        while (process() != 0U) {
-        }
-        break;
-      }
-      bus->WaitForMessages(1000U);
-    }
-  });
-
-  std::vector<std::thread> producers;
-  producers.reserve(n);
-  for (uint32_t p = 0U; p < n; ++p) {
-    producers.emplace_back(
-        [&, p] { RunProducer(*bus, p, quota, timed, deadline, scenario.retry, go, records[p]); });
-  }
-  go.store(true, std::memory_order_release);
-  for (std::thread& t : producers) {
-    t.join();
-  }
-  producers_done.store(true, std::memory_order_release);
-  bus->WakeConsumer();
-  consumer.join();
-
-  // ---- exactly once, in order, intact ----
-  EXPECT_EQ(checker.failures(), 0U) << "first failure: " << checker.first_failure();
-  std::array<uint64_t, mccc::kPriorityCount> attempted{};
-  std::array<uint64_t, mccc::kPriorityCount> admitted{};
-  uint64_t admitted_total = 0U;
-  for (uint32_t p = 0U; p < n; ++p) {
-    const ProducerRecord& r = records[p];
-    const DeliveryChecker::PerProducer& d = checker.per_producer()[p];
-    EXPECT_EQ(d.count, r.admitted_count) << "producer " << p << ": delivered != admitted";
-    EXPECT_EQ(d.hash, r.admitted_hash)
-        << "producer " << p << ": the delivered sequences differ from the admitted ones";
-    EXPECT_EQ(r.moved_on_refusal, 0U) << "producer " << p << ": a refused message was moved from";
-    if (scenario.retry) {
-      EXPECT_EQ(d.count, r.sequences) << "producer " << p;
-      if (r.sequences > 0U) {
-        EXPECT_EQ(d.last_seq, r.sequences - 1U) << "producer " << p;
-      }
-    }
-    for (std::size_t i = 0U; i < mccc::kPriorityCount; ++i) {
-      attempted[i] += r.attempted[i];
-      admitted[i] += r.admitted[i];
-    }
-    admitted_total += r.admitted_count;
-  }
-  EXPECT_EQ(checker.delivered(), admitted_total);
-  EXPECT_GT(admitted_total, 0U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
-
-  // ---- statistics and error reports ----
-  const BusStatisticsSnapshot s = bus->GetStatistics();
-  uint64_t refused_total = 0U;
-  for (std::size_t i = 0U; i < mccc::kPriorityCount; ++i) {
-    refused_total += attempted[i] - admitted[i];
-  }
-  if (scenario.mode == PerformanceMode::FULL_FEATURED) {
-    EXPECT_EQ(s.low_priority_published, admitted[0]);
-    EXPECT_EQ(s.medium_priority_published, admitted[1]);
-    EXPECT_EQ(s.high_priority_published, admitted[2]);
-    EXPECT_EQ(s.low_priority_dropped, attempted[0] - admitted[0]);
-    EXPECT_EQ(s.medium_priority_dropped, attempted[1] - admitted[1]);
-    EXPECT_EQ(s.high_priority_dropped, attempted[2] - admitted[2]);
-    EXPECT_EQ(s.messages_published, admitted_total);
-    EXPECT_EQ(s.messages_dropped, refused_total);
-    EXPECT_EQ(s.messages_processed, checker.delivered());
-    EXPECT_EQ(s.processing_errors, 0U);
-  } else {
-    EXPECT_EQ(s.messages_published, 0U) << "only FULL_FEATURED counts";
-    EXPECT_EQ(s.messages_dropped, 0U);
-    EXPECT_EQ(s.messages_processed, 0U);
-  }
-  const uint64_t expected_reports =
-      scenario.mode == PerformanceMode::BARE_METAL ? 0U : refused_total;
-  EXPECT_EQ(g_queue_full_reports.load(), expected_reports);
-  EXPECT_EQ(g_other_error_reports.load(), 0U);
-  if (timed) {
-    std::printf("[ info     ] %llu delivered, %llu refused\n",
-                static_cast<unsigned long long>(admitted_total),
-                static_cast<unsigned long long>(refused_total));
-  }
 }
 
 class ExactlyOnceTest : public ::testing::TestWithParam<Scenario> {};
@@ -642,13 +72,16 @@ class ExactlyOnceTest : public ::testing::TestWithParam<Scenario> {};
 TEST_P(ExactlyOnceTest, EveryAdmittedMessageDeliveredOnceInOrderAndIntact) {
   const Scenario& scenario = GetParam();
   switch (scenario.bus) {
-    case BusKind::kDepth64:
+    case kDepth64:
       RunScenario<Bus64>(scenario);
       break;
-    case BusKind::kDepth4096:
+    case kDepth4096:
       RunScenario<Bus4096>(scenario);
       break;
-    case BusKind::kSingleProducer:
+    case kDepthDefault:
+      RunScenario<BusDefault>(scenario);
+      break;
+    default:
       RunScenario<SingleProducerBus>(scenario);
       break;
   }
@@ -731,85 +164,16 @@ TEST(ExactlyOnceStatisticsTest, ExactWithMoreProducerThreadsThanStatisticsShards
   EXPECT_EQ(s.messages_processed, checker.delivered());
   EXPECT_EQ(s.messages_dropped, g_queue_full_reports.load());
   EXPECT_EQ(g_other_error_reports.load(), 0U);
+  uint64_t attempted_total = 0U;
+  for (std::size_t i = 0U; i < mccc::kPriorityCount; ++i) {
+    attempted_total += attempted[i];
+  }
+  RecordVerified(checker.delivered(), attempted_total, s.messages_dropped, kProducers);
 }
 
 // ----- a parked consumer is woken by every publish ---------------------------------------------
 
-// The consumer empties the queue and parks in WaitForMessages with a long timeout; each producer
-// publishes one message and waits until it was delivered before the next. So nearly every
-// message is published while the consumer sleeps (or is about to), and a lost wake-up would hold
-// that message for the whole timeout. Every wait must end long before the timeout.
-template <typename Bus>
-void RunWakeupPingPong(uint32_t producers) {
-  constexpr uint32_t kParkTimeoutUs = 5000000U;  // 5 s
-  constexpr auto kLostWakeupBound = std::chrono::milliseconds(2500);
-  auto bus = std::make_unique<Bus>();
-  const auto rounds = static_cast<uint32_t>(Scaled(3000U, 200U));
-  std::vector<std::atomic<uint32_t>> delivered(producers);
-  std::atomic<bool> stop{false};
-  std::atomic<bool> lost_wakeup{false};  // set by the consumer; ends the run early
-  std::chrono::steady_clock::duration longest_wait{};
-  uint64_t waits = 0U;
-  auto visitor = [&delivered](const auto& m) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Narrow>) {
-      delivered[m.producer].store(m.seq + 1U, std::memory_order_release);
-    }  // a Wide is the stop sentinel
-  };
-  // A single-producer bus enables sleeping on the first wait; publishes racing with that first
-  // call may be noticed only at the timeout (documented), so make that call before starting.
-  static_cast<void>(bus->WaitForMessages(1U));
-  std::thread consumer([&] {
-    while (!stop.load(std::memory_order_acquire)) {
-      const auto start = std::chrono::steady_clock::now();
-      const bool ready = bus->WaitForMessages(kParkTimeoutUs);
-      const auto waited = std::chrono::steady_clock::now() - start;
-      ++waits;
-      if (waited > longest_wait) {
-        longest_wait = waited;
-      }
-      if (waited >= kLostWakeupBound) {
-        lost_wakeup.store(true, std::memory_order_release);
-      }
-      if (ready) {
-        while (bus->ProcessBatchWith(visitor) != 0U) {
-        }
-      }
-    }
-    while (bus->ProcessBatchWith(visitor) != 0U) {
-    }
-  });
-  std::vector<std::thread> threads;
-  for (uint32_t p = 0U; p < producers; ++p) {
-    threads.emplace_back([&, p] {
-      for (uint32_t seq = 0U; seq < rounds && !lost_wakeup.load(); ++seq) {
-        while (!bus->PublishFast(Narrow(p, seq), p, 0U, MessagePriority::HIGH)) {
-          std::this_thread::yield();
-        }
-        while (delivered[p].load(std::memory_order_acquire) != seq + 1U) {
-          std::this_thread::yield();
-        }
-      }
-    });
-  }
-  for (std::thread& t : threads) {
-    t.join();
-  }
-  // Stop with a sentinel message rather than WakeConsumer: a publish always wakes the consumer
-  // (WakeConsumer issued just before the consumer parks is lost, see test_lifecycle_races.cpp).
-  stop.store(true, std::memory_order_release);
-  while (!bus->PublishFast(Wide(0U, 0U), 0U, 0U, MessagePriority::HIGH)) {
-    std::this_thread::yield();
-  }
-  consumer.join();
-  for (uint32_t p = 0U; p < producers; ++p) {
-    EXPECT_EQ(delivered[p].load(), rounds) << "producer " << p;
-  }
-  EXPECT_LT(longest_wait, kLostWakeupBound)
-      << "a WaitForMessages call slept "
-      << std::chrono::duration_cast<std::chrono::milliseconds>(longest_wait).count()
-      << " ms: a publish did not wake the parked consumer";
-  EXPECT_GT(waits, 0U);
-}
+// RunWakeupPingPong (exactly_once_harness.hpp): the consumer parks, each publish must wake it.
 
 TEST(ExactlyOnceWakeupTest, ParkedConsumerIsWokenByEveryPublishOneProducer) {
   RunWakeupPingPong<Bus4096>(1U);
@@ -877,6 +241,9 @@ TEST(ExactlyOnceSingleCoreTest, OneThreadPublishingAndConsumingDeliversEveryMess
   EXPECT_EQ(s.messages_processed, count);
   EXPECT_EQ(g_queue_full_reports.load(), s.messages_dropped);
   EXPECT_EQ(g_other_error_reports.load(), 0U);
+  RecordVerified(checker.delivered(),
+                 record.attempted[0] + record.attempted[1] + record.attempted[2],
+                 s.messages_dropped, 1U);
 }
 
 }  // namespace

@@ -73,12 +73,14 @@ class AsyncBus {
 
   /// @brief A bus with an empty queue and no subscribers. Allocates nothing: the ring is a
   /// member, so give large buses static or heap storage (Instance(), std::make_unique).
-  AsyncBus() noexcept : ring_(Position{0U}), next_msg_id_(1U) {}
+  AsyncBus() noexcept : msg_id_offset_(1U), ring_(Position{0U}), next_msg_id_(1U) {}
 
 #if MCCC_ENABLE_TEST_HOOKS
   /// @brief Test hook: a bus whose ring (and msg_id sequence) starts at `initial_position`.
   explicit AsyncBus(Position initial_position, uint64_t first_msg_id) noexcept
-      : ring_(initial_position), next_msg_id_(first_msg_id) {}
+      : msg_id_offset_(first_msg_id - static_cast<uint64_t>(initial_position)),
+        ring_(initial_position),
+        next_msg_id_(first_msg_id) {}
 
   /// @brief Test hook: see MpscRing::SetAfterClaimHook.
   void SetAfterClaimHook(void (*hook)(void*, Position), void* context) noexcept {
@@ -335,6 +337,8 @@ class AsyncBus {
   using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
                                    Traits::kSingleCore, Traits::kCacheLineSize>;
   static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;
+  // With 64-bit positions, position + constant is already the unique 64-bit id.
+  static constexpr bool kProducerAssignsIds = sizeof(Position) >= sizeof(uint64_t);
   // The widest member placed at a line boundary is the 64-bit msg_id counter.
   static constexpr unsigned kLine =
       detail::kLineAlign<Traits::kSingleCore, Traits::kCacheLineSize, uint64_t>;
@@ -419,10 +423,13 @@ class AsyncBus {
     const Position limit = mode == PerformanceMode::BARE_METAL
                                ? static_cast<Position>(kQueueDepth)
                                : kLimits[priority_index];
-    // msg_id is assigned by the consumer in delivery order; the producer leaves it 0.
-    const MessageHeader header{0U, timestamp_us, sender_id, priority};
     const RingClaim<Position> claim =
-        ring_.TryPublish(limit, [&](void* storage, Position) noexcept { construct(storage, header); });
+        ring_.TryPublish(limit, [&](void* storage, Position position) noexcept {
+          // 64-bit positions: the id is the position (plus a constant), written by the producer
+          // so the consumer never writes to a slot line. 32-bit positions: the consumer widens.
+          const uint64_t msg_id = kProducerAssignsIds ? MessageIdAt(position) : 0U;
+          construct(storage, MessageHeader{msg_id, timestamp_us, sender_id, priority});
+        });
     if (MCCC_LIKELY(claim.admitted)) {
       if (mode == PerformanceMode::FULL_FEATURED) {
         stats_.CountPublished(priority);
@@ -458,7 +465,7 @@ class AsyncBus {
       stats_.CountDropped(priority);
     }
     // The id this message would have received (the next admitted message receives it).
-    ReportError(mode, BusError::QUEUE_FULL, static_cast<uint64_t>(observed_tail) + 1U);
+    ReportError(mode, BusError::QUEUE_FULL, MessageIdAt(observed_tail));
   }
 
   void ReportError(PerformanceMode mode, BusError error, uint64_t msg_id) noexcept {
@@ -472,8 +479,19 @@ class AsyncBus {
     }
   }
 
+  /// The msg_id of ring position `position` (with 32-bit positions: its low 32 bits + offset).
+  MCCC_ALWAYS_INLINE uint64_t MessageIdAt(Position position) const noexcept {
+    return static_cast<uint64_t>(position) + msg_id_offset_;
+  }
+
+  /// Consumer: completes the header's id (32-bit positions) and reports the wrap of the 64-bit
+  /// id sequence (OVERFLOW_DETECTED, once per 2^64 messages).
   MCCC_ALWAYS_INLINE void AssignMessageId(MessageHeader& header, PerformanceMode mode) noexcept {
-    header.msg_id = next_msg_id_;
+    if constexpr (kProducerAssignsIds) {
+      MCCC_ASSERT(header.msg_id == next_msg_id_, "msg_id out of sequence");
+    } else {
+      header.msg_id = next_msg_id_;
+    }
     ++next_msg_id_;
     if (MCCC_UNLIKELY(header.msg_id == 0U)) {
       ReportError(mode, BusError::OVERFLOW_DETECTED, 0U);  // the 64-bit id sequence wrapped
@@ -503,6 +521,7 @@ class AsyncBus {
   // Read-mostly settings on their own line: producers read them on every publish.
   alignas(kLine) std::atomic<PerformanceMode> mode_{PerformanceMode::FULL_FEATURED};
   std::atomic<ErrorCallback> error_callback_{nullptr};
+  const uint64_t msg_id_offset_;  // msg_id = position + offset (read-only after construction)
   // Written only when the consumer goes to sleep; read by every publish.
   alignas(kLine) ConsumerParking parking_;
   Ring ring_;

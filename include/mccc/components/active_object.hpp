@@ -12,9 +12,10 @@
 /// ## What "stop" means on a bus shared with producers
 /// An ActiveObject cannot stop other threads' Publish calls: the bus keeps admitting messages
 /// after Stop() as before. Stop() stops *consuming*:
-/// - every message whose Publish returned true before Stop() was called is delivered before
-///   Stop() returns (the loop notes the queue depth when it sees the stop request and consumes
-///   at least that many messages; the queue is FIFO, so those include all earlier ones);
+/// - every message whose Publish returned true before Stop() was called (on the calling thread,
+///   or on a thread that synchronised with it, e.g. one it joined) is delivered before Stop()
+///   returns: the loop notes the queue depth when it sees the stop request and consumes at
+///   least that many messages; the queue is FIFO, so those include all earlier ones;
 /// - messages published while the drain runs may or may not be delivered (whole batches are
 ///   dispatched, so a few later ones usually are);
 /// - messages published after the drain finished stay queued, undelivered, until the next
@@ -59,7 +60,6 @@
 #if MCCC_HOSTED
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <thread>
 #include <type_traits>
@@ -221,7 +221,6 @@ class ActiveObject {
     PrepareThreadName();
     // relaxed: the thread creation below orders these stores before the new thread's loads.
     stop_requested_.store(false, std::memory_order_relaxed);
-    stop_seen_.store(false, std::memory_order_relaxed);
     startup_done_.store(false, std::memory_order_relaxed);
     running_.store(true, std::memory_order_relaxed);
     if (!CreateThread()) {
@@ -251,18 +250,10 @@ class ActiveObject {
     if (!thread_.joinable()) {
       return StopStatus::kNotRunning;
     }
+    // The wake-up in RequestStop is not lost even if the loop has checked the stop flag and is
+    // only about to sleep (WakeConsumer makes the next WaitForMessages return at once), so a
+    // sleeping consumer notices the request without waiting for max_sleep_us.
     RequestStop();
-    // The consumer may check the stop flag and then go to sleep just after our wake-up found
-    // it awake (WaitForMessages only knows about messages). So repeat the wake-up until the
-    // loop confirms it saw the request; each attempt costs one load unless it sleeps.
-    // acquire: pairs with the loop's release store of stop_seen_.
-    while (!stop_seen_.load(std::memory_order_acquire)) {
-      bus_.WakeConsumer();
-      if (stop_seen_.load(std::memory_order_acquire)) {
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(kStopPollUs));
-    }
     thread_.join();
     return StopStatus::kStopped;
   }
@@ -326,8 +317,6 @@ class ActiveObject {
   Bus& GetBus() const noexcept { return bus_; }
 
  private:
-  // Pause between wake-up attempts in Stop() (only while the loop has not yet seen the stop).
-  static constexpr uint32_t kStopPollUs = 50U;
   // Empty polls during the drain (a producer still writing the head slot) before yielding.
   static constexpr uint32_t kDrainSpinPolls = 64U;
 
@@ -454,8 +443,6 @@ class ActiveObject {
           break;
       }
     }
-    // release: Stop() may stop waking us (the drain below never sleeps).
-    stop_seen_.store(true, std::memory_order_release);
   }
 
   // Consumes at least the messages queued now. Every Publish that returned before the stop
@@ -492,7 +479,6 @@ class ActiveObject {
   bool affinity_applied_ = true;
   std::atomic<bool> startup_done_{false};
   std::atomic<bool> stop_requested_{false};
-  std::atomic<bool> stop_seen_{false};
   std::atomic<bool> running_{false};
   std::atomic<uint64_t> processed_{0U};
   std::atomic<uint64_t> sleeps_{0U};

@@ -94,7 +94,7 @@ struct ComponentSubscriptionLimit<Traits,
 /// passed on (false = processing error), any other result counts as success.
 template <typename F, typename... Args>
 MCCC_ALWAYS_INLINE bool ComponentInvoke(F& f, Args&&... args) {
-  if constexpr (std::is_same_v<std::invoke_result_t<F&, Args&&...>, bool>) {
+  if constexpr (std::is_same_v<std::invoke_result_t<F&, Args...>, bool>) {
     return f(std::forward<Args>(args)...);
   } else {
     static_cast<void>(f(std::forward<Args>(args)...));

@@ -498,10 +498,12 @@ class StateMachine {
   // handler throws, so the machine stays usable.
   class BusyScope {
    public:
-    explicit BusyScope(bool& flag) noexcept : flag_(flag) { flag_ = true; }
+    explicit BusyScope(bool& flag) noexcept : flag_(flag) { flag = true; }
     ~BusyScope() { flag_ = false; }
     BusyScope(const BusyScope&) = delete;
     BusyScope& operator=(const BusyScope&) = delete;
+    BusyScope(BusyScope&&) = delete;
+    BusyScope& operator=(BusyScope&&) = delete;
 
    private:
     bool& flag_;

@@ -180,6 +180,8 @@ class StaticComponent {
   ~StaticComponent() = default;
   StaticComponent(const StaticComponent&) noexcept = default;
   StaticComponent& operator=(const StaticComponent&) noexcept = default;
+  StaticComponent(StaticComponent&&) noexcept = default;
+  StaticComponent& operator=(StaticComponent&&) noexcept = default;
 };
 
 }  // namespace mccc

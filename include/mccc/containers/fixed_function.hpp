@@ -100,7 +100,8 @@ class FixedFunction<R(Args...), Capacity> {
     static void Relocate(void* dst, void* src) noexcept {
       F& source = Get(src);
       ::new (dst) F(std::move(source));
-      source.~F();
+      // Ending the moved-from object's lifetime is the one use a moved-from object must allow.
+      source.~F();  // NOLINT(bugprone-use-after-move)
     }
 
     static void Destroy(void* storage) noexcept { Get(storage).~F(); }
@@ -134,10 +135,12 @@ class FixedFunction<R(Args...), Capacity> {
   using result_type = R;
 
   /// Empty wrapper. Not thread-safe (construction).
+  // cppcheck-suppress uninitMemberVar ; storage_ is raw storage, written by placement new
   FixedFunction() noexcept {}  // NOLINT(modernize-use-equals-default): allows `const` objects.
 
   /// Empty wrapper, so `FixedFunction<void()> f = nullptr;` reads like std::function.
   /// Not thread-safe (construction).
+  // cppcheck-suppress [uninitMemberVar, noExplicitConstructor] ; raw storage_; implicit on purpose
   FixedFunction(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor)
 
   /// @brief Stores a decayed copy (or move) of `callable`.
@@ -147,6 +150,7 @@ class FixedFunction<R(Args...), Capacity> {
   /// when the callable is too large or over-aligned for the storage, or when its move
   /// constructor or destructor may throw. Not thread-safe (construction).
   template <typename F, typename = EnableIfCallable<F>>
+  // cppcheck-suppress noExplicitConstructor ; implicit on purpose, like std::function
   FixedFunction(F&& callable) noexcept(  // NOLINT(google-explicit-constructor)
       std::is_nothrow_constructible<std::decay_t<F>, F&&>::value) {
     using D = std::decay_t<F>;

@@ -46,6 +46,7 @@ class FixedString {
   /// chars before the first NUL (at most M - 1). The last array element must be the terminator;
   /// a debug build asserts that. Not thread-safe (construction).
   template <std::size_t M>
+  // cppcheck-suppress noExplicitConstructor ; implicit on purpose, like std::string
   constexpr FixedString(const char (&literal)[M]) noexcept {  // NOLINT(google-explicit-constructor)
     static_assert(M - 1U <= N,
                   "mccc: string literal longer than FixedString capacity; raise N or use "

@@ -100,7 +100,9 @@ class FixedVector {
   FixedVector& operator=(FixedVector&& other) noexcept(kNothrowMoveAssign) {
     if (this != &other) {
       AssignFrom(std::move(other));
-      other.clear();
+      // AssignFrom moved the elements, not the vector: `other` is still a valid vector and
+      // clear() gives it its documented moved-from state (empty).
+      other.clear();  // NOLINT(bugprone-use-after-move)
     }
     return *this;
   }
@@ -141,7 +143,7 @@ class FixedVector {
       return false;
     }
     --size_;
-    elements_[size_].~T();
+    Slots()[size_].~T();
     return true;
   }
 
@@ -156,7 +158,7 @@ class FixedVector {
     }
     const size_type last = size_ - 1U;
     if (index != last) {
-      elements_[index] = std::move(elements_[last]);
+      Slots()[index] = std::move(Slots()[last]);
     }
     return pop_back();
   }
@@ -184,69 +186,69 @@ class FixedVector {
   void clear() noexcept {
     while (size_ > 0U) {
       --size_;
-      elements_[size_].~T();
+      Slots()[size_].~T();
     }
   }
 
   /// Element `index`. Precondition `index < size()`, asserted in debug. Not thread-safe.
   T& operator[](size_type index) noexcept {
     MCCC_ASSERT(index < size_, "mccc: FixedVector index out of range");
-    return elements_[index];
+    return Slots()[index];
   }
 
   /// Element `index`. Precondition `index < size()`, asserted in debug.
   /// Thread-safe with other const calls.
   const T& operator[](size_type index) const noexcept {
     MCCC_ASSERT(index < size_, "mccc: FixedVector index out of range");
-    return elements_[index];
+    return Slots()[index];
   }
 
   /// First element. Precondition `!empty()`, asserted in debug. Not thread-safe.
   T& front() noexcept {
     MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::front() on an empty vector");
-    return elements_[0];
+    return Slots()[0];
   }
 
   /// First element. Precondition `!empty()`, asserted in debug.
   /// Thread-safe with other const calls.
   const T& front() const noexcept {
     MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::front() on an empty vector");
-    return elements_[0];
+    return Slots()[0];
   }
 
   /// Last element. Precondition `!empty()`, asserted in debug. Not thread-safe.
   T& back() noexcept {
     MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::back() on an empty vector");
-    return elements_[size_ - 1U];
+    return Slots()[size_ - 1U];
   }
 
   /// Last element. Precondition `!empty()`, asserted in debug.
   /// Thread-safe with other const calls.
   const T& back() const noexcept {
     MCCC_ASSERT(size_ > 0U, "mccc: FixedVector::back() on an empty vector");
-    return elements_[size_ - 1U];
+    return Slots()[size_ - 1U];
   }
 
   /// Pointer to the first slot (valid even when empty; only [0, size()) are live objects).
   /// Not thread-safe.
-  T* data() noexcept { return elements_; }
+  T* data() noexcept { return Slots(); }
 
   /// Pointer to the first slot (valid even when empty; only [0, size()) are live objects).
   /// Thread-safe with other const calls.
-  const T* data() const noexcept { return elements_; }
+  const T* data() const noexcept { return Slots(); }
 
   /// Iterator to the first element. Not thread-safe.
-  iterator begin() noexcept { return elements_; }
+  iterator begin() noexcept { return Slots(); }
   /// Iterator past the last element. Not thread-safe.
-  iterator end() noexcept { return elements_ + size_; }
+  iterator end() noexcept { return Slots() + size_; }
   /// Iterator to the first element. Thread-safe with other const calls.
-  const_iterator begin() const noexcept { return elements_; }
+  const_iterator begin() const noexcept { return Slots(); }
   /// Iterator past the last element. Thread-safe with other const calls.
-  const_iterator end() const noexcept { return elements_ + size_; }
+  const_iterator end() const noexcept { return Slots() + size_; }
   /// Iterator to the first element. Thread-safe with other const calls.
-  const_iterator cbegin() const noexcept { return elements_; }
+  const_iterator cbegin() const noexcept { return Slots(); }
   /// Iterator past the last element. Thread-safe with other const calls.
-  const_iterator cend() const noexcept { return elements_ + size_; }
+  const_iterator cend() const noexcept { return Slots() + size_; }
 
   /// Number of live elements. Thread-safe with other const calls.
   size_type size() const noexcept { return size_; }
@@ -262,10 +264,20 @@ class FixedVector {
   bool full() const noexcept { return size_ == N; }
 
  private:
+  // The first element slot. Every access goes through these two functions, so the union below
+  // is named in one place only; it has a single member, so no access can reinterpret another
+  // member's bytes (the type punning cppcoreguidelines-pro-type-union-access guards against).
+  T* Slots() noexcept {
+    return elements_;  // NOLINT(cppcoreguidelines-pro-type-union-access): see above
+  }
+  const T* Slots() const noexcept {
+    return elements_;  // NOLINT(cppcoreguidelines-pro-type-union-access): see above
+  }
+
   // Precondition: !full().
   template <typename... Args>
   void ConstructAtEnd(Args&&... args) noexcept(std::is_nothrow_constructible<T, Args&&...>::value) {
-    ::new (static_cast<void*>(elements_ + size_)) T(std::forward<Args>(args)...);
+    ::new (static_cast<void*>(Slots() + size_)) T(std::forward<Args>(args)...);
     // Counted only after the constructor returned: a throwing constructor leaves size_ as is.
     ++size_;
   }
@@ -276,10 +288,10 @@ class FixedVector {
     using Element = std::conditional_t<std::is_lvalue_reference<Source>::value, const T&, T&&>;
     const size_type common = (size_ < other.size_) ? size_ : other.size_;
     for (size_type i = 0U; i < common; ++i) {
-      elements_[i] = static_cast<Element>(other.elements_[i]);
+      Slots()[i] = static_cast<Element>(other.Slots()[i]);
     }
     for (size_type i = common; i < other.size_; ++i) {
-      ConstructAtEnd(static_cast<Element>(other.elements_[i]));
+      ConstructAtEnd(static_cast<Element>(other.Slots()[i]));
     }
     while (size_ > other.size_) {
       pop_back();

@@ -50,6 +50,8 @@ class SpinLockGuard {
   ~SpinLockGuard() { lock_.unlock(); }
   SpinLockGuard(const SpinLockGuard&) = delete;
   SpinLockGuard& operator=(const SpinLockGuard&) = delete;
+  SpinLockGuard(SpinLockGuard&&) = delete;
+  SpinLockGuard& operator=(SpinLockGuard&&) = delete;
 
  private:
   SpinLock& lock_;

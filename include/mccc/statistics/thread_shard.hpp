@@ -81,8 +81,15 @@ class ThreadShardRegistry {
 /// single thread-pointer-relative load (no TLS wrapper call).
 inline thread_local uint32_t tls_thread_shard_plus_one = 0U;
 
-/// @brief Owns this thread's index and gives it back when the thread exits.
+/// @brief Owns this thread's index and gives it back when the thread exits. Not copyable or
+/// movable: a copy would give the index back twice.
 struct ThreadShardLease {
+  explicit ThreadShardLease(uint32_t leased_index) noexcept : index(leased_index) {}
+  ThreadShardLease(const ThreadShardLease&) = delete;
+  ThreadShardLease& operator=(const ThreadShardLease&) = delete;
+  ThreadShardLease(ThreadShardLease&&) = delete;
+  ThreadShardLease& operator=(ThreadShardLease&&) = delete;
+
   uint32_t index;
   ~ThreadShardLease() {
     ThreadShardRegistry::Global().Release(index);

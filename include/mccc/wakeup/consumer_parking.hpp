@@ -40,8 +40,11 @@ namespace mccc {
 class ConsumerParking {
  public:
   ConsumerParking() noexcept = default;
+  ~ConsumerParking() = default;
   ConsumerParking(const ConsumerParking&) = delete;
   ConsumerParking& operator=(const ConsumerParking&) = delete;
+  ConsumerParking(ConsumerParking&&) = delete;
+  ConsumerParking& operator=(ConsumerParking&&) = delete;
 
   /// @brief Producer, after its seq_cst claim: wakes a sleeping consumer. One load when awake.
   /// Threadsafe, lock-free unless the consumer sleeps (then one system call by one producer).
