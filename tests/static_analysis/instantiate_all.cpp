@@ -9,14 +9,19 @@
 //     ProcessBatch and ProcessBatchWith (make_overloaded visitor and StaticComponent visitor);
 //   - Component (SubscribeSafe with the base and a derived pointer, SubscribeSimple),
 //     StaticComponent, StateMachine, FixedVector / FixedString / FixedFunction, ActiveObject
-//     with both dispatch modes, the idle policy, the clocks.
-// It is compiled and run too (`main` returns 0 when every step behaved), so a change that makes
-// it ill-formed or wrong is noticed, but its purpose is the analysis, not testing.
+//     with both dispatch modes, the idle policy, the clocks, MpscRing on its own, and the test
+//     hooks when built with -DMCCC_ENABLE_TEST_HOOKS=1;
+//   - explicit instantiation definitions (bottom of the file) of the main class templates, so
+//     member functions that nothing here calls are analysed as well.
+// The configurations themselves (-DNDEBUG, -fno-exceptions, -DMCCC_HOSTED=0, ...) are chosen by
+// the script. It is compiled and run too (`main` returns 0 when every step behaved), so a change
+// that makes it ill-formed or wrong is noticed, but its purpose is the analysis, not testing.
 #include <mccc/mccc.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <variant>
@@ -66,7 +71,9 @@ struct TscTraits : SmallTraits {
 #endif
 
 int g_errors = 0;
-void OnBusError(mccc::BusError /*error*/, uint64_t /*msg_id*/) noexcept { ++g_errors; }
+void OnBusError(mccc::BusError /*error*/, uint64_t /*msg_id*/) noexcept {
+  ++g_errors;
+}
 
 // Counts a failed step (the exit status says whether any failed).
 bool Check(bool condition, int& failures) {
@@ -91,14 +98,14 @@ int ExerciseBus() {
         sum += c.code;
         return true;
       });
-  const mccc::SubscriptionHandle h3 = bus->template Subscribe<Note>(
-      [&sum](const typename Bus::Envelope& envelope) {
+  const mccc::SubscriptionHandle h3 =
+      bus->template Subscribe<Note>([&sum](const typename Bus::Envelope& envelope) {
         sum += static_cast<int>(envelope.header.sender_id);
       });
   const mccc::SubscriptionHandle h4 = bus->template Subscribe<Reading>(
       [](const typename Bus::Envelope& /*envelope*/) -> bool { return false; });
-  const mccc::SubscriptionHandle h5 = bus->template Subscribe<Name>(
-      [](const Name& n) -> bool { return n == "motor"; });
+  const mccc::SubscriptionHandle h5 =
+      bus->template Subscribe<Name>([](const Name& n) -> bool { return n == "motor"; });
   Check(h1.IsValid() && h2.IsValid() && h3.IsValid() && h4.IsValid() && h5.IsValid(), failures);
   Check(bus->template SubscriberCount<Temperature>() == 1U, failures);
 
@@ -108,9 +115,9 @@ int ExerciseBus() {
   Check(bus->PublishWithPriority(Command{2}, 2U, mccc::MessagePriority::HIGH), failures);
   Check(bus->PublishFast(note, 3U, 42U), failures);  // lvalue: copied before the claim
   Check(bus->PublishFast(Note{"moved"}, 3U, 43U, mccc::MessagePriority::LOW), failures);
-  Check(bus->template PublishEmplace<Temperature>(4U, mccc::MessagePriority::MEDIUM,
-                                                  Temperature{5}),
-        failures);
+  Check(
+      bus->template PublishEmplace<Temperature>(4U, mccc::MessagePriority::MEDIUM, Temperature{5}),
+      failures);
   Check(bus->template PublishEmplace<Reading>(5U, mccc::MessagePriority::MEDIUM, 6), failures);
   Check(bus->Publish(Payload{Temperature{7}}, 6U), failures);
   Check(bus->Publish(Name("motor"), 7U), failures);
@@ -171,11 +178,12 @@ class Listener : public mccc::Component<Payload, SmallTraits> {
       last = c.code;
       return true;
     }));
-    static_cast<void>(SubscribeSafe<Note>(
-        [](std::shared_ptr<Listener>& self, const Note& n) { self->last = static_cast<int>(n.text.size()); }));
-    static_cast<void>(SubscribeSafe<Reading>(
-        [](std::shared_ptr<Component>& /*self*/, const Reading& /*r*/,
-           const mccc::MessageHeader& /*header*/) -> bool { return true; }));
+    static_cast<void>(SubscribeSafe<Note>([](std::shared_ptr<Listener>& self, const Note& n) {
+      self->last = static_cast<int>(n.text.size());
+    }));
+    static_cast<void>(
+        SubscribeSafe<Reading>([](std::shared_ptr<Component>& /*self*/, const Reading& /*r*/,
+                                  const mccc::MessageHeader& /*header*/) -> bool { return true; }));
   }
 };
 
@@ -189,8 +197,7 @@ int ExerciseComponent() {
   Check(listener->RefusedSubscriptionCount() == 0U, failures);
   Check(bus->Publish(Temperature{21}, 1U), failures);
   Check(bus->ProcessBatch() == 1U && listener->last == 21, failures);
-  const mccc::SubscriptionHandle extra =
-      listener->SubscribeSimple<Name>([](const Name& /*n*/) {});
+  const mccc::SubscriptionHandle extra = listener->SubscribeSimple<Name>([](const Name& /*n*/) {});
   Check(listener->Unsubscribe(extra), failures);
   Check(&listener->GetBus() == bus.get(), failures);
   Check(listener->UnsubscribeAll() == 4U, failures);
@@ -241,9 +248,15 @@ mccc::HandlerResult OnOn(Motor& /*m*/, const Payload& e) {
 mccc::HandlerResult OnIdle(Motor& /*m*/, const Payload& e) {
   return std::holds_alternative<Command>(e) ? mccc::TransitionTo(kRunning) : mccc::Unhandled();
 }
-void Enter(Motor& m) { ++m.entries; }
-void Leave(Motor& m) { ++m.exits; }
-void Trace(Motor& m, mccc::TraceKind /*kind*/, mccc::StateId /*state*/) { ++m.traces; }
+void Enter(Motor& m) {
+  ++m.entries;
+}
+void Leave(Motor& m) {
+  ++m.exits;
+}
+void Trace(Motor& m, mccc::TraceKind /*kind*/, mccc::StateId /*state*/) {
+  ++m.traces;
+}
 
 int ExerciseStateMachine() {
   int failures = 0;
@@ -328,7 +341,9 @@ int ExerciseFixedString() {
   return failures;
 }
 
-int Twice(int x) { return 2 * x; }
+int Twice(int x) {
+  return 2 * x;
+}
 struct Accumulator {
   int total = 0;
   void Add(int x) { total += x; }
@@ -372,7 +387,8 @@ int ExerciseActiveObject() {
 #if MCCC_HOSTED
   auto bus = std::make_unique<Bus>();
   int seen = 0;
-  static_cast<void>(bus->Subscribe<Temperature>([&seen](const Temperature& t) { seen += t.celsius; }));
+  static_cast<void>(
+      bus->Subscribe<Temperature>([&seen](const Temperature& t) { seen += t.celsius; }));
   mccc::ActiveObjectOptions options;
   options.thread_name = "mccc-analysis";
   options.idle_strategy = mccc::IdleStrategy::SpinThenYieldThenSleep(10U, 10U, 1000U);
@@ -401,7 +417,9 @@ int ExerciseActiveObject() {
 
 // ---- Test hooks (compiled in with -DMCCC_ENABLE_TEST_HOOKS=1) ---------------------------------
 #if MCCC_ENABLE_TEST_HOOKS
-void AfterClaim(void* context, Bus::Position /*position*/) { ++*static_cast<int*>(context); }
+void AfterClaim(void* context, Bus::Position /*position*/) {
+  ++*static_cast<int*>(context);
+}
 #endif
 
 int ExerciseTestHooks() {
@@ -439,7 +457,48 @@ int ExerciseClocksAndAdmission() {
   return failures;
 }
 
+// A ring used directly, for the members the bus does not call (position snapshots).
+template <bool kSingleProducer, bool kSingleCore>
+int ExerciseRing() {
+  int failures = 0;
+  using Ring = mccc::MpscRing<int, 8U, kSingleProducer, kSingleCore, uint32_t, 64U>;
+  auto ring = std::make_unique<Ring>(uint32_t{5U});
+  const mccc::RingClaim<uint32_t> claim =
+      ring->TryPublish(8U, [](void* storage, uint32_t position) noexcept {
+        ::new (storage) int(static_cast<int>(position));
+      });
+  Check(claim.admitted && claim.position == 5U, failures);
+  Check(ring->HasReadyElement() && ring->HasClaimedWork() && ring->Occupancy() == 1U, failures);
+  int sum = 0;
+  Check(ring->ConsumeBatch(4U, [&sum](int& value, uint32_t) noexcept { sum += value; }) == 1U,
+        failures);
+  Check(sum == 5 && ring->ConsumedPosition() == 6U && ring->ClaimedPosition() == 6U, failures);
+  Check(ring->InitialPosition() == 5U, failures);
+  return failures;
+}
+
 }  // namespace
+
+// Explicit instantiation definitions instantiate every non-template member function, including
+// the ones no code above calls, so the analysers see all of them.
+template class mccc::AsyncBus<Payload, SmallTraits>;
+template class mccc::AsyncBus<Payload, SingleProducerTraits>;
+template class mccc::AsyncBus<Payload, SingleCoreTraits>;
+template class mccc::MpscRing<int, 8U, false, false, uint32_t, 64U>;
+template class mccc::MpscRing<int, 8U, true, false, uint32_t, 64U>;
+template class mccc::MpscRing<int, 8U, false, true, uint32_t, 64U>;
+template class mccc::Component<Payload, SmallTraits>;
+template class mccc::StaticComponent<Controller, Payload>;
+template class mccc::StateMachine<Motor, Payload, 4U>;
+template class mccc::FixedVector<std::string, 4U>;
+template class mccc::FixedVector<int, 4U>;
+template class mccc::FixedString<8U>;
+template class mccc::FixedFunction<int(int)>;
+template class mccc::FixedFunction<void(Accumulator&, int), 32U>;
+template struct mccc::PriorityAdmission<100U>;
+#if MCCC_HOSTED
+template class mccc::ActiveObject<Bus>;
+#endif
 
 int main() {
   int failures = 0;
@@ -456,6 +515,9 @@ int main() {
   failures += ExerciseActiveObject();
   failures += ExerciseClocksAndAdmission();
   failures += ExerciseTestHooks();
+  failures += ExerciseRing<false, false>();
+  failures += ExerciseRing<true, false>();
+  failures += ExerciseRing<false, true>();
   // The process-wide default-traits bus (131072 slots, static storage): instantiated, touched.
   using DefaultBus = mccc::AsyncBus<Payload>;
   failures += DefaultBus::Instance().QueueDepth() == 0U ? 0 : 1;

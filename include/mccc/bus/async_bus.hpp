@@ -90,6 +90,8 @@ class AsyncBus {
 
   AsyncBus(const AsyncBus&) = delete;
   AsyncBus& operator=(const AsyncBus&) = delete;
+  AsyncBus(AsyncBus&&) = delete;
+  AsyncBus& operator=(AsyncBus&&) = delete;
 
   /// @brief Destroys the messages still queued (undelivered) and all subscriptions.
   /// Requires that no thread is publishing or consuming.
@@ -187,10 +189,10 @@ class AsyncBus {
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: PublishEmplace<T>: T is not an alternative of the bus payload variant; "
                   "publish one of the std::variant's types or add T to it");
-    static_assert(std::is_constructible_v<T, Args&&...>,
+    static_assert(std::is_constructible_v<T, Args...>,
                   "mccc: PublishEmplace<T>: T has no constructor taking these arguments (an "
                   "aggregate cannot be built with parentheses in C++17: use Publish(T{...}))");
-    if constexpr (std::is_nothrow_constructible_v<T, Args&&...>) {
+    if constexpr (std::is_nothrow_constructible_v<T, Args...>) {
       return PublishConstructed(
           sender_id, priority, Traits::Clock::NowUs(), [&](void* storage, const MessageHeader& h) noexcept {
             ::new (storage) Envelope{h, Payload(std::in_place_type<T>, std::forward<Args>(args)...)};
@@ -362,6 +364,8 @@ class AsyncBus {
     }
     ConsumerScope(const ConsumerScope&) = delete;
     ConsumerScope& operator=(const ConsumerScope&) = delete;
+    ConsumerScope(ConsumerScope&&) = delete;
+    ConsumerScope& operator=(ConsumerScope&&) = delete;
 
    private:
     AsyncBus& bus_;

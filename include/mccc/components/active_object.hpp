@@ -342,7 +342,7 @@ class ActiveObject {
       return;
     }
     std::size_t length = 0U;
-    while (name[length] != '\0' && length <= kMaxThreadNameLength) {
+    while (length <= kMaxThreadNameLength && name[length] != '\0') {
       ++length;
     }
     if (length > kMaxThreadNameLength) {

@@ -62,8 +62,11 @@ class SubscriptionTable {
   using Callback = FixedFunction<bool(const Envelope&), kStorage>;
 
   SubscriptionTable() noexcept : next_serial_(detail::NextSubscriptionIdBase()) {}
+  ~SubscriptionTable() = default;
   SubscriptionTable(const SubscriptionTable&) = delete;
   SubscriptionTable& operator=(const SubscriptionTable&) = delete;
+  SubscriptionTable(SubscriptionTable&&) = delete;
+  SubscriptionTable& operator=(SubscriptionTable&&) = delete;
 
   /// @brief Stores `callback` for payload alternative `type`. Returns an invalid handle when the
   /// row is full: kMaxCallbacksPerType live subscriptions, or (rarely) when the spare entries
@@ -154,12 +157,12 @@ class SubscriptionTable {
     if (MCCC_UNLIKELY(type >= kTypes)) {
       return 0U;  // valueless variant: cannot happen with nothrow-movable alternatives
     }
-    Row& row = rows_[type];
+    const Row& row = rows_[type];
     // acquire: pairs with Add's release store of `used`.
     const uint32_t used = detail::LoadAcquire<kSingleCore>(row.used);
     uint32_t errors = 0U;
     for (uint32_t i = 0U; i < used; ++i) {
-      Entry& entry = row.entries[i];
+      const Entry& entry = row.entries[i];
       // seq_cst: pairs with Remove's seq_cst store (no call starts after a Remove that saw an
       // even epoch) and, as an acquire, with Add's release store of ACTIVE.
       if (LoadSeqCst(entry.state) != kActive) {
@@ -202,7 +205,7 @@ class SubscriptionTable {
     Entry entries[kEntriesPerRow];
   };
 
-  static bool Invoke(Callback& callback, const Envelope& envelope) noexcept {
+  static bool Invoke(const Callback& callback, const Envelope& envelope) noexcept {
 #if MCCC_HAS_EXCEPTIONS
     try {
       return callback(envelope);

@@ -69,6 +69,7 @@ class MpscRing {
 
   /// @brief Empty ring whose first position is `initial_position` (0 normally; tests start near
   /// the wrap point to prove modular arithmetic).
+  // cppcheck-suppress uninitMemberVar ; slot storage is raw, written by placement new before use
   explicit MpscRing(Position initial_position = 0U) noexcept {
     for (uint32_t i = 0U; i < kCapacity; ++i) {
       // The first position that lands in slot i is the first p >= initial with p % cap == i.
@@ -88,6 +89,8 @@ class MpscRing {
 
   MpscRing(const MpscRing&) = delete;
   MpscRing& operator=(const MpscRing&) = delete;
+  MpscRing(MpscRing&&) = delete;
+  MpscRing& operator=(MpscRing&&) = delete;
 
   /// @brief Destroys the elements still queued. Requires: no producer or consumer is running.
   ~MpscRing() {
@@ -305,9 +308,17 @@ class MpscRing {
     MCCC_ASSERT(!was_active,
                 "two threads published concurrently on a kSingleProducer bus; use the default "
                 "multi-producer traits or publish from one thread");
-    struct Release {
-      std::atomic<bool>& flag;
-      ~Release() { flag.store(false, std::memory_order_release); }
+    class Release {
+     public:
+      explicit Release(std::atomic<bool>& flag) noexcept : flag_(flag) {}
+      ~Release() { flag_.store(false, std::memory_order_release); }
+      Release(const Release&) = delete;
+      Release& operator=(const Release&) = delete;
+      Release(Release&&) = delete;
+      Release& operator=(Release&&) = delete;
+
+     private:
+      std::atomic<bool>& flag_;
     } release_guard{single_producer_active_};
 #endif
     // relaxed (both): only this producer writes tail and cached_head.

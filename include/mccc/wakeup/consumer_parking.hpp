@@ -146,7 +146,9 @@ class ConsumerParking {
 #if MCCC_PARKING_FUTEX
   // std::atomic<uint32_t> is a plain 32-bit word on Linux targets (checked below), which is
   // what the futex system call operates on.
-  uint32_t* FutexWord() noexcept { return reinterpret_cast<uint32_t*>(&sleeping_); }
+  uint32_t* FutexWord() noexcept {
+    return reinterpret_cast<uint32_t*>(&sleeping_);
+  }
   static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t),
                 "futex parking needs std::atomic<uint32_t> to be a plain 32-bit word");
 #endif

@@ -1,0 +1,1171 @@
+// Fuzz target: random operation sequences against mccc::AsyncBus, checked against a reference
+// model after every operation (single-threaded). Built two ways (tests/fuzz/CMakeLists.txt):
+// - with clang++ -fsanitize=fuzzer,address,undefined: libFuzzer drives LLVMFuzzerTestOneInput;
+// - with the project compiler plus replay_main.cpp: replays corpus/ and regressions/ files, so
+//   the corpus also runs under the TSan and ASan+UBSan presets.
+// Any difference between the bus and the model prints what differed and calls std::abort().
+//
+// The model (documented behaviour only; async_bus.hpp, priority_admission.hpp, message.hpp):
+// - a FIFO of published messages; admission of priority P while occupancy * 100 < P% * capacity
+//   (LOW 60, MEDIUM 80, HIGH 99); BARE_METAL admits while occupancy < capacity; a priority that
+//   is not an enumerator is refused with INVALID_MESSAGE; a refused rvalue is not moved from;
+// - ProcessBatch / ProcessBatchWith dispatch min(kBatchSize, queued) messages in FIFO order with
+//   msg_id = first id, first id + 1, ... (OVERFLOW_DETECTED when it wraps to 0);
+// - per message, every subscriber of its type that is live when the message's dispatch starts
+//   and is not unsubscribed during it is called exactly once; a subscriber added during it is
+//   called at most once; nobody is called after its Unsubscribe returned. Callback ORDER is not
+//   documented, so none is assumed (calls are compared as a set per message);
+// - a callback returning false or throwing = one PROCESSING_ERROR (with the message's id) and one
+//   processing_errors count; later callbacks and messages are still delivered;
+// - statistics only in FULL_FEATURED (per priority published/dropped, processed, errors),
+//   zeroed by ResetStatistics; the error callback never in BARE_METAL; QUEUE_FULL carries the id
+//   the refused message would have received (= the next admitted message's id);
+// - Subscribe is refused at kMaxCallbacksPerType live subscribers of a type, or when the row's
+//   2 * kMaxCallbacksPerType entries are taken by live ones plus ones removed during the current
+//   ProcessBatch (subscription_table.hpp); Unsubscribe is true exactly once for a live handle of
+//   this bus (false for stale, foreign, invalid handles); SubscriberCount = live subscribers;
+// - captures of an unsubscribed callable are destroyed once no call can be running (at once
+//   outside a batch, at the end of the batch from inside one) and never while it runs;
+// - payloads: intact on delivery, destroyed exactly once (a live-instance counter must equal the
+//   number of queued messages of that type after every operation and 0 after the bus is gone);
+// - QueueDepth, QueueUtilizationPercent, GetBackpressureLevel, GetPerformanceMode, Capacity.
+//
+// Input format (every byte is meaningful; missing bytes read as 0):
+//   byte 0  configuration: ((b & 0x3F) % 6) selects the bus type (depth 8 or 128, MPSC or single-producer,
+//           64- or 32-bit positions; see RunInput), bit 6 = start the ring and msg_id just before
+//           their wrap point (test-hook constructor), bit 7 = drain and recheck at the end
+//           (otherwise the bus is destroyed with messages still queued)
+//   byte 1  distance to the wrap point (with bit 6), byte 2 payload salt
+//   then operations: one opcode byte (op % 20, see Harness::Step) followed by its arguments.
+//
+// Known header bugs are checked strictly only with MCCC_FUZZ_STRICT=1 in the environment (the
+// fuzz.regression.* tests); otherwise tolerated so the fuzzer keeps searching for new ones:
+//   QUEUE_FULL id with 32-bit positions after the position wrapped (docs/reliability.md).
+#define MCCC_ENABLE_TEST_HOOKS 1  // this target only: AsyncBus(initial position, first msg_id)
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "mccc/mccc.hpp"
+
+namespace mccc_fuzz {
+
+using mccc::BackpressureLevel;
+using mccc::BusError;
+using mccc::MessageHeader;
+using mccc::MessagePriority;
+using mccc::PerformanceMode;
+using mccc::SubscriptionHandle;
+
+// ----- failure reporting ---------------------------------------------------------------------
+
+[[noreturn]] void Mismatch(const char* what, uint64_t actual, uint64_t expected, int line) {
+  std::fprintf(
+      stderr, "mccc fuzz: bus differs from the model at line %d: %s (bus %llu, model %llu)\n", line,
+      what, static_cast<unsigned long long>(actual), static_cast<unsigned long long>(expected));
+  std::abort();
+}
+
+#define FUZZ_CHECK(cond, what)            \
+  do {                                    \
+    if (!(cond)) {                        \
+      Mismatch((what), 0U, 0U, __LINE__); \
+    }                                     \
+  } while (false)
+
+#define FUZZ_CHECK_EQ(actual, expected, what)            \
+  do {                                                   \
+    const auto fuzz_a = static_cast<uint64_t>(actual);   \
+    const auto fuzz_e = static_cast<uint64_t>(expected); \
+    if (fuzz_a != fuzz_e) {                              \
+      Mismatch((what), fuzz_a, fuzz_e, __LINE__);        \
+    }                                                    \
+  } while (false)
+
+bool StrictKnownBugs() {
+  static const bool strict = [] {
+    const char* text = std::getenv("MCCC_FUZZ_STRICT");
+    return text != nullptr && text[0] == '1';
+  }();
+  return strict;
+}
+
+// ----- input ---------------------------------------------------------------------------------
+
+class Input {
+ public:
+  Input(const uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  bool Exhausted() const { return pos_ >= size_; }
+  uint8_t Byte() { return pos_ < size_ ? data_[pos_++] : uint8_t{0}; }
+  uint32_t U16() {
+    const uint32_t lo = Byte();
+    return lo | (static_cast<uint32_t>(Byte()) << 8U);
+  }
+  uint64_t U64() {
+    uint64_t v = 0U;
+    for (unsigned i = 0U; i < 8U; ++i) {
+      v |= static_cast<uint64_t>(Byte()) << (8U * i);
+    }
+    return v;
+  }
+
+ private:
+  const uint8_t* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0U;
+};
+
+// ----- payloads --------------------------------------------------------------------------------
+
+constexpr uint64_t Mix(uint64_t x) noexcept {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31U);
+}
+
+uint64_t g_salt = 0U;      // per input, so contents differ between inputs
+long g_live_text = 0;      // live Text payload objects (anywhere)
+long g_live_captures = 0;  // live CaptureToken objects (inside subscriber callables)
+
+/// Alternative 0: trivially copyable, nothrow everything.
+struct Small {
+  explicit Small(uint32_t s) noexcept : seq(s), check(Mix(s ^ g_salt)) {}
+  bool Intact() const noexcept { return check == Mix(seq ^ g_salt); }
+  uint32_t seq;
+  uint64_t check;
+};
+
+/// Alternative 1: larger, nothrow.
+struct Big {
+  explicit Big(uint32_t s) noexcept : seq(s) {
+    for (std::size_t i = 0U; i < words.size(); ++i) {
+      words[i] = Mix((static_cast<uint64_t>(s) << 3U) + i + g_salt);
+    }
+  }
+  bool Intact() const noexcept {
+    for (std::size_t i = 0U; i < words.size(); ++i) {
+      if (words[i] != Mix((static_cast<uint64_t>(seq) << 3U) + i + g_salt)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  uint32_t seq;
+  std::array<uint64_t, 5> words{};
+};
+
+/// Counts live instances, so the model can prove every payload is destroyed exactly once.
+struct LiveText {
+  LiveText() noexcept { ++g_live_text; }
+  LiveText(const LiveText&) noexcept { ++g_live_text; }
+  LiveText(LiveText&&) noexcept { ++g_live_text; }
+  LiveText& operator=(const LiveText&) noexcept = default;
+  LiveText& operator=(LiveText&&) noexcept = default;
+  ~LiveText() { --g_live_text; }
+};
+
+std::string TextFor(uint32_t seq) {
+  // 0..69 characters: both sides of the small-string optimisation (heap for the long ones).
+  const std::size_t length = static_cast<std::size_t>((seq * 7U + g_salt) % 70U);
+  std::string text(length, 'a');
+  for (std::size_t i = 0U; i < length; ++i) {
+    text[i] = static_cast<char>('a' + static_cast<char>((seq + i) % 26U));
+  }
+  return text;
+}
+
+/// Alternative 2: owns heap memory, may throw on construction and copy (std::string), nothrow
+/// move (the bus requires it).
+struct Text {
+  explicit Text(uint32_t s) : seq(s), text(TextFor(s)) {}
+  Text(const Text&) = default;
+  Text(Text&&) noexcept = default;
+  Text& operator=(const Text&) = default;
+  Text& operator=(Text&&) noexcept = default;
+  ~Text() = default;
+  bool Intact() const { return text == TextFor(seq); }
+  uint32_t seq;
+  std::string text;
+  LiveText live;
+};
+
+using Payload = std::variant<Small, Big, Text>;
+constexpr uint32_t kTypes = 3U;
+
+template <typename T>
+constexpr uint8_t kIndexOf = std::is_same_v<T, Small> ? 0U : (std::is_same_v<T, Big> ? 1U : 2U);
+
+/// Lives inside subscriber callables: counts them and detects use after destruction.
+struct CaptureToken {
+  static constexpr uint32_t kAlive = 0xC0FFEE11U;
+  CaptureToken() noexcept { ++g_live_captures; }
+  CaptureToken(const CaptureToken&) noexcept { ++g_live_captures; }
+  CaptureToken(CaptureToken&&) noexcept { ++g_live_captures; }
+  CaptureToken& operator=(const CaptureToken&) = delete;
+  CaptureToken& operator=(CaptureToken&&) = delete;
+  ~CaptureToken() {
+    canary = 0xDEADU;
+    --g_live_captures;
+  }
+  bool Alive() const noexcept { return canary == kAlive; }
+  uint32_t canary = kAlive;
+};
+
+struct FuzzThrow {};
+
+// ----- model -----------------------------------------------------------------------------------
+
+struct ModelMessage {
+  uint32_t seq;
+  uint8_t type;
+  MessagePriority priority;
+  uint32_t sender;
+  bool fast;  // PublishFast: the timestamp is the caller's
+  uint64_t timestamp;
+};
+
+struct ModelStats {
+  std::array<uint64_t, mccc::kPriorityCount> published{};
+  std::array<uint64_t, mccc::kPriorityCount> dropped{};
+  uint64_t processed = 0U;
+  uint64_t errors = 0U;
+};
+
+enum class Action : uint8_t { kNone, kUnsubscribeSelf, kUnsubscribeOther, kSubscribeNew, kThrow };
+
+struct Behavior {
+  uint8_t form = 1U;          // 0: (envelope), 1: (T, header), 2: (T)
+  bool returns_bool = false;  // false: void
+  uint8_t fail_mod = 0U;      // returns false when seq % fail_mod == 0 (0: never)
+  Action action = Action::kNone;
+  uint8_t action_mod = 1U;  // the action runs when seq % action_mod == 0
+};
+
+struct Subscriber {
+  uint8_t type;
+  Behavior behavior;
+  SubscriptionHandle handle;
+  bool live;
+};
+
+enum class EventKind : uint8_t { kCall, kVisit, kAdd, kRemove, kError };
+
+/// What happened during one bus call, in order (callbacks, visitor, error callback).
+struct Event {
+  EventKind kind;
+  uint32_t sub;  // kCall / kAdd / kRemove
+  uint32_t seq;  // the message being dispatched (tag of kAdd / kRemove)
+  bool ok;       // call result / subscribe or unsubscribe result
+  bool has_header;
+  MessageHeader header;
+  BusError error;
+  uint64_t id;
+};
+
+std::vector<Event>* g_events = nullptr;  // where the error callback records
+
+void RecordError(BusError error, uint64_t id) {
+  if (g_events == nullptr) {
+    std::abort();  // the error callback of a bus that is not under test
+  }
+  Event e{};
+  e.kind = EventKind::kError;
+  e.error = error;
+  e.id = id;
+  g_events->push_back(e);
+}
+
+constexpr std::array<uint64_t, mccc::kPriorityCount> kAdmitPercent = {60U, 80U, 99U};
+
+// ----- the harness -------------------------------------------------------------------------------
+
+template <typename Bus>
+class Harness {
+ public:
+  using Envelope = typename Bus::Envelope;
+  using Position = typename Bus::Position;
+  static constexpr uint64_t kDepth = Bus::kQueueDepth;
+  static constexpr uint64_t kBatch = Bus::kBatchSize;
+  static constexpr uint32_t kPerType = Bus::TraitsType::kMaxCallbacksPerType;
+  static constexpr uint32_t kMaxOps = 4096U;
+
+  Harness(Input& in, bool near_wrap, uint8_t wrap_distance, bool drain_at_end)
+      : in_(in), drain_at_end_(drain_at_end) {
+    if (near_wrap) {
+      start_ = static_cast<Position>(std::numeric_limits<Position>::max() - wrap_distance);
+      first_id_ = static_cast<uint64_t>(start_) + 1U;  // msg_id = position + 1, as from 0
+      bus_ = std::make_unique<Bus>(start_, first_id_);
+    } else {
+      bus_ = std::make_unique<Bus>();
+    }
+    foreign_ = std::make_unique<Bus>();
+    g_events = &log_;
+  }
+
+  ~Harness() { g_events = nullptr; }
+  Harness(const Harness&) = delete;
+  Harness& operator=(const Harness&) = delete;
+
+  void Run() {
+    for (uint32_t ops = 0U; ops < kMaxOps && !in_.Exhausted(); ++ops) {
+      Step(in_.Byte());
+      AfterOperation();
+    }
+    CheckStatistics();
+    CheckIntrospection();
+    if (drain_at_end_) {
+      Drain(0U);
+      FUZZ_CHECK_EQ(bus_->QueueDepth(), 0U, "queue not empty after draining");
+      CheckStatistics();
+    }
+    // Destroys queued payloads and all subscriptions (the counters must return to zero).
+    bus_.reset();
+    foreign_.reset();
+    FUZZ_CHECK_EQ(g_live_text, 0, "Text payloads alive after the bus was destroyed");
+    FUZZ_CHECK_EQ(g_live_captures, 0, "callback captures alive after the bus was destroyed");
+  }
+
+ private:
+  // ---- operations ------------------------------------------------------------------------------
+
+  void Step(uint8_t opcode) {
+    const uint8_t op = static_cast<uint8_t>(opcode % 20U);
+    if (op <= 6U) {
+      PublishOne(op, in_.Byte(), in_.Byte(), in_.Byte());
+      return;
+    }
+    switch (op) {
+      case 7U: {  // burst: up to 255 publishes of one kind (fills any queue)
+        const uint32_t count = in_.Byte();
+        const uint8_t api = static_cast<uint8_t>(in_.Byte() % 7U);
+        const uint8_t type = in_.Byte();
+        const uint8_t priority = in_.Byte();
+        for (uint32_t i = 0U; i < count; ++i) {
+          PublishOne(api, static_cast<uint8_t>(type + (i % 3U) * (type >> 7U)), priority,
+                     static_cast<uint8_t>(i));
+        }
+        break;
+      }
+      case 8U:
+        ProcessBatchChecked();
+        break;
+      case 9U:
+        ProcessBatchWithChecked(in_.Byte());
+        break;
+      case 10U:
+        Drain(in_.Byte());
+        break;
+      case 11U:
+      case 12U: {
+        const uint8_t a = in_.Byte();
+        const uint8_t b = in_.Byte();
+        Behavior behavior;
+        behavior.form = static_cast<uint8_t>((a / 3U) % 3U);
+        behavior.returns_bool = ((a / 9U) & 1U) != 0U;
+        behavior.fail_mod = static_cast<uint8_t>(b & 7U);
+        behavior.action = static_cast<Action>(((b >> 3U) & 7U) % 5U);
+        behavior.action_mod = static_cast<uint8_t>((b >> 6U) + 1U);
+        static_cast<void>(DoSubscribe(static_cast<uint8_t>(a % kTypes), behavior));
+        break;
+      }
+      case 13U:
+        UnsubscribeVariant(in_.Byte());
+        break;
+      case 14U: {
+        constexpr std::array<PerformanceMode, 3> kModes = {
+            PerformanceMode::FULL_FEATURED, PerformanceMode::NO_STATS, PerformanceMode::BARE_METAL};
+        mode_ = kModes[in_.Byte() % 3U];
+        bus_->SetPerformanceMode(mode_);
+        break;
+      }
+      case 15U:
+        bus_->ResetStatistics();
+        stats_ = ModelStats{};
+        break;
+      case 16U:
+        CheckStatistics();
+        break;
+      case 17U:
+        CheckIntrospection();
+        break;
+      case 18U:
+        error_callback_set_ = (in_.Byte() & 1U) == 0U;
+        bus_->SetErrorCallback(error_callback_set_ ? &RecordError : nullptr);
+        break;
+      default:
+        ForeignOperation(in_.Byte());
+        break;
+    }
+  }
+
+  /// Invariants that hold between any two operations.
+  void AfterOperation() {
+    FUZZ_CHECK(log_.empty(), "an event nobody explained");
+    FUZZ_CHECK_EQ(bus_->QueueDepth(), queue_.size(), "QueueDepth");
+    long queued_text = 0;
+    for (const ModelMessage& m : queue_) {
+      queued_text += m.type == 2U ? 1 : 0;
+    }
+    FUZZ_CHECK_EQ(g_live_text, queued_text, "live Text payloads != Text messages queued");
+    FUZZ_CHECK_EQ(g_live_captures, live_total_ + foreign_live_,
+                  "live callback captures != live subscriptions (leaked or destroyed early)");
+  }
+
+  // ---- publishing ------------------------------------------------------------------------------
+
+  static MessagePriority DecodePriority(uint8_t b) {
+    switch (b % 8U) {
+      case 0U:
+      case 1U:
+        return MessagePriority::LOW;
+      case 2U:
+      case 3U:
+        return MessagePriority::MEDIUM;
+      case 6U:  // not an enumerator: must be refused with INVALID_MESSAGE
+        return static_cast<MessagePriority>(3U + (b >> 3U));
+      default:
+        return MessagePriority::HIGH;
+    }
+  }
+
+  void PublishOne(uint8_t api, uint8_t type_byte, uint8_t priority_byte, uint8_t sender) {
+    const uint32_t seq = next_seq_++;
+    const MessagePriority priority = DecodePriority(priority_byte);
+    const uint64_t timestamp = Mix(seq) >> 8U;
+    switch (type_byte % kTypes) {
+      case 0U:
+        PublishTyped<Small>(api, seq, priority, sender, timestamp);
+        break;
+      case 1U:
+        PublishTyped<Big>(api, seq, priority, sender, timestamp);
+        break;
+      default:
+        PublishTyped<Text>(api, seq, priority, sender, timestamp);
+        break;
+    }
+  }
+
+  template <typename T>
+  void PublishTyped(uint8_t api, uint32_t seq, MessagePriority priority, uint32_t sender,
+                    uint64_t timestamp) {
+    bool admitted = false;
+    bool untouched = true;  // a refused message must not be moved from
+    MessagePriority effective = priority;
+    bool fast = false;
+    switch (api) {
+      case 0U: {  // Publish: MEDIUM
+        T m(seq);
+        admitted = bus_->Publish(std::move(m), sender);
+        untouched = admitted || m.Intact();
+        effective = MessagePriority::MEDIUM;
+        break;
+      }
+      case 1U: {
+        T m(seq);
+        admitted = bus_->PublishWithPriority(std::move(m), sender, priority);
+        untouched = admitted || m.Intact();
+        break;
+      }
+      case 2U: {  // lvalue: copied, never moved
+        const T m(seq);
+        admitted = bus_->PublishWithPriority(m, sender, priority);
+        untouched = m.Intact();
+        break;
+      }
+      case 3U: {
+        T m(seq);
+        admitted = bus_->PublishFast(std::move(m), sender, timestamp, priority);
+        untouched = admitted || m.Intact();
+        fast = true;
+        break;
+      }
+      case 4U: {  // PublishFast with its default priority (MEDIUM)
+        T m(seq);
+        admitted = bus_->PublishFast(std::move(m), sender, timestamp);
+        untouched = admitted || m.Intact();
+        effective = MessagePriority::MEDIUM;
+        fast = true;
+        break;
+      }
+      case 5U:  // in place (Text: its constructor may throw, so the bus builds a temporary)
+        admitted = bus_->template PublishEmplace<T>(sender, priority, seq);
+        break;
+      default: {  // the whole variant
+        Payload p(std::in_place_type<T>, seq);
+        admitted = bus_->PublishWithPriority(std::move(p), sender, priority);
+        untouched = admitted || (p.index() == kIndexOf<T> && std::get<T>(p).Intact());
+        break;
+      }
+    }
+    FUZZ_CHECK(untouched, "a refused publish moved from (or changed) the caller's message");
+    ExpectPublish(admitted, ModelMessage{seq, kIndexOf<T>, effective, sender, fast, timestamp});
+  }
+
+  void ExpectPublish(bool admitted, const ModelMessage& m) {
+    const auto p = static_cast<std::size_t>(m.priority);
+    const bool valid = p < mccc::kPriorityCount;
+    const uint64_t occupancy = queue_.size();
+    bool expected = false;
+    if (valid) {
+      expected = mode_ == PerformanceMode::BARE_METAL
+                     ? occupancy < kDepth
+                     : occupancy * 100U < kAdmitPercent[p] * kDepth;
+    }
+    FUZZ_CHECK_EQ(admitted, expected, "admission decision (occupancy in the model is queue size)");
+    const bool reporting = Reporting();
+    if (admitted) {
+      queue_.push_back(m);
+      ++admitted_total_;
+      if (mode_ == PerformanceMode::FULL_FEATURED) {
+        ++stats_.published[p];
+      }
+      FUZZ_CHECK(log_.empty(), "an admitted publish reported an error");
+      return;
+    }
+    if (!valid) {
+      FUZZ_CHECK_EQ(log_.size(), reporting ? 1U : 0U, "INVALID_MESSAGE reports");
+      if (reporting) {
+        FUZZ_CHECK(log_[0].error == BusError::INVALID_MESSAGE, "invalid priority: wrong error");
+      }
+      log_.clear();
+      return;
+    }
+    if (mode_ == PerformanceMode::FULL_FEATURED) {
+      ++stats_.dropped[p];
+    }
+    FUZZ_CHECK_EQ(log_.size(), reporting ? 1U : 0U, "QUEUE_FULL reports for one refusal");
+    if (reporting) {
+      FUZZ_CHECK(log_[0].kind == EventKind::kError && log_[0].error == BusError::QUEUE_FULL,
+                 "refusal: wrong error");
+      const uint64_t would_be_id = first_id_ + admitted_total_;
+      if (log_[0].id != would_be_id) {
+        // Known bug (32-bit positions): the id is derived from the 32-bit ring position, so it
+        // loses the carry once the position wrapped. Tolerated unless MCCC_FUZZ_STRICT=1.
+        const uint64_t truncated =
+            static_cast<uint64_t>(static_cast<Position>(start_ + admitted_total_)) +
+            (first_id_ - static_cast<uint64_t>(start_));
+        const bool known_bug = sizeof(Position) < sizeof(uint64_t) && log_[0].id == truncated;
+        if (!known_bug || StrictKnownBugs()) {
+          Mismatch("QUEUE_FULL id is not the id the refused message would have received",
+                   log_[0].id, would_be_id, __LINE__);
+        }
+      }
+    }
+    log_.clear();
+  }
+
+  bool Reporting() const { return mode_ != PerformanceMode::BARE_METAL && error_callback_set_; }
+
+  // ---- consuming -------------------------------------------------------------------------------
+
+  void ProcessBatchChecked() {
+    const std::vector<uint8_t> live_at_start = LiveFlags();
+    const uint64_t expected = std::min<uint64_t>(kBatch, queue_.size());
+    phase_ = Phase::kProcessBatch;
+    const uint32_t n = bus_->ProcessBatch();
+    phase_ = Phase::kIdle;
+    // The batch ended: entries removed during it are free again (subscription_table.hpp).
+    pending_removed_ = {};
+    FUZZ_CHECK_EQ(n, expected, "ProcessBatch count");
+    Replay(n, live_at_start, /*visitor=*/false);
+  }
+
+  void ProcessBatchWithChecked(uint8_t config) {
+    const std::vector<uint8_t> live_at_start = LiveFlags();
+    const uint64_t expected = std::min<uint64_t>(kBatch, queue_.size());
+    visitor_config_ = config;
+    phase_ = Phase::kProcessBatchWith;
+    const uint32_t n = bus_->ProcessBatchWith(Visitor{this});
+    phase_ = Phase::kIdle;
+    FUZZ_CHECK_EQ(n, expected, "ProcessBatchWith count");
+    Replay(n, live_at_start, /*visitor=*/true);
+  }
+
+  void Drain(uint8_t pattern) {
+    for (uint32_t round = 0U; round < 4U * kDepth + 4U; ++round) {
+      if (queue_.empty()) {
+        break;
+      }
+      if (((pattern >> (round % 8U)) & 1U) != 0U) {
+        ProcessBatchWithChecked(static_cast<uint8_t>(pattern + round));
+      } else {
+        ProcessBatchChecked();
+      }
+      AfterOperation();
+    }
+    FUZZ_CHECK_EQ(bus_->ProcessBatch(), 0U, "ProcessBatch on an empty queue");
+    FUZZ_CHECK(log_.empty(), "events from an empty ProcessBatch");
+  }
+
+  /// Matches the events recorded during one ProcessBatch(With) against the model's next `n`
+  /// messages. Events belong to a message by its seq (calls, visits, subscription changes made
+  /// inside them) or its id (error reports).
+  void Replay(uint32_t n, const std::vector<uint8_t>& live_at_start, bool visitor) {
+    std::vector<uint8_t> live = live_at_start;
+    live.resize(subs_.size(), 0U);
+    std::size_t cursor = 0U;
+    const bool reporting = Reporting();
+    for (uint32_t k = 0U; k < n; ++k) {
+      FUZZ_CHECK(!queue_.empty(), "dispatched more messages than were queued");
+      const ModelMessage m = queue_.front();
+      queue_.pop_front();
+      const uint64_t id = first_id_ + delivered_total_;
+      ++delivered_total_;
+      std::vector<uint8_t> at_start(subs_.size(), 0U);
+      for (std::size_t s = 0U; s < subs_.size(); ++s) {
+        at_start[s] = static_cast<uint8_t>(live[s] != 0U && subs_[s].type == m.type);
+      }
+      std::vector<uint8_t> calls(subs_.size(), 0U);
+      std::vector<uint8_t> added(subs_.size(), 0U);
+      std::vector<uint8_t> removed(subs_.size(), 0U);
+      uint64_t failures = 0U;
+      uint64_t processing_errors = 0U;
+      uint64_t overflows = 0U;
+      uint64_t visits = 0U;
+      for (; cursor < log_.size(); ++cursor) {
+        const Event& e = log_[cursor];
+        if ((e.kind == EventKind::kCall || e.kind == EventKind::kVisit) && e.seq == m.seq) {
+          if (e.kind == EventKind::kCall) {
+            FUZZ_CHECK(!visitor, "a subscriber was called by ProcessBatchWith");
+            FUZZ_CHECK(subs_[e.sub].type == m.type, "subscriber of another type called");
+            FUZZ_CHECK(live[e.sub] != 0U, "subscriber called while unsubscribed");
+            FUZZ_CHECK(at_start[e.sub] != 0U || added[e.sub] != 0U,
+                       "subscriber called that was neither live at the message's start nor "
+                       "added during it");
+            FUZZ_CHECK_EQ(calls[e.sub], 0U, "subscriber called twice for one message");
+            calls[e.sub] = 1U;
+          } else {
+            FUZZ_CHECK(visitor, "the visitor ran during ProcessBatch");
+            ++visits;
+          }
+          failures += e.ok ? 0U : 1U;
+          if (e.has_header) {
+            FUZZ_CHECK_EQ(e.header.msg_id, id, "msg_id");
+            FUZZ_CHECK_EQ(e.header.sender_id, m.sender, "sender_id");
+            FUZZ_CHECK_EQ(static_cast<uint8_t>(e.header.priority), static_cast<uint8_t>(m.priority),
+                          "priority in the header");
+            if (m.fast) {
+              FUZZ_CHECK_EQ(e.header.timestamp_us, m.timestamp, "PublishFast timestamp");
+            }
+          }
+        } else if ((e.kind == EventKind::kAdd || e.kind == EventKind::kRemove) && e.seq == m.seq) {
+          if (e.ok) {
+            live[e.sub] = e.kind == EventKind::kAdd ? 1U : 0U;
+            (e.kind == EventKind::kAdd ? added : removed)[e.sub] = 1U;
+          }
+        } else if (e.kind == EventKind::kError && e.error == BusError::PROCESSING_ERROR &&
+                   e.id == id) {
+          ++processing_errors;
+        } else if (e.kind == EventKind::kError && e.error == BusError::OVERFLOW_DETECTED &&
+                   id == 0U && overflows == 0U) {
+          ++overflows;
+        } else {
+          break;  // belongs to the next message, or to none (caught below)
+        }
+      }
+      if (visitor) {
+        FUZZ_CHECK_EQ(visits, 1U, "visitor calls for one message");
+      } else {
+        for (std::size_t s = 0U; s < at_start.size(); ++s) {
+          if (at_start[s] != 0U && removed[s] == 0U) {
+            FUZZ_CHECK_EQ(calls[s], 1U, "a subscriber live for the whole message was not called");
+          }
+        }
+      }
+      FUZZ_CHECK_EQ(processing_errors, reporting ? failures : 0U, "PROCESSING_ERROR reports");
+      FUZZ_CHECK_EQ(overflows, (reporting && id == 0U) ? 1U : 0U, "OVERFLOW_DETECTED reports");
+      if (mode_ == PerformanceMode::FULL_FEATURED) {
+        ++stats_.processed;
+        stats_.errors += failures;
+      }
+    }
+    if (cursor != log_.size()) {
+      const Event& e = log_[cursor];
+      Mismatch("an event that belongs to no dispatched message (kind, seq or id)",
+               static_cast<uint64_t>(e.kind) * 1000000U + e.seq, e.id, __LINE__);
+    }
+    log_.clear();
+  }
+
+  // ---- callbacks -------------------------------------------------------------------------------
+
+  template <typename T>
+  bool OnCall(uint32_t sub_id, const T& m, const MessageHeader* header, const CaptureToken& token) {
+    FUZZ_CHECK(token.Alive(), "callback runs with destroyed captures");
+    FUZZ_CHECK(phase_ == Phase::kProcessBatch, "subscriber called outside ProcessBatch");
+    FUZZ_CHECK(sub_id < subs_.size(), "unknown subscriber");
+    const Subscriber sub = subs_[sub_id];  // a copy: actions below may grow subs_
+    FUZZ_CHECK(sub.live, "subscriber called after its Unsubscribe returned");
+    FUZZ_CHECK_EQ(sub.type, kIndexOf<T>, "subscriber of another type called");
+    FUZZ_CHECK(m.Intact(), "payload corrupted");
+    current_seq_ = m.seq;
+    const Behavior& b = sub.behavior;
+    const bool act = b.action != Action::kNone && (m.seq % b.action_mod) == 0U;
+#if MCCC_HAS_EXCEPTIONS
+    const bool throws = act && b.action == Action::kThrow;
+#else
+    const bool throws = false;
+#endif
+    const bool fails = b.returns_bool && b.fail_mod != 0U && (m.seq % b.fail_mod) == 0U;
+    Event e{};
+    e.kind = EventKind::kCall;
+    e.sub = sub_id;
+    e.seq = m.seq;
+    e.ok = !throws && !fails;
+    e.has_header = header != nullptr;
+    if (header != nullptr) {
+      e.header = *header;
+    }
+    log_.push_back(e);
+    if (act) {
+      switch (b.action) {
+        case Action::kUnsubscribeSelf:
+          FUZZ_CHECK(DoUnsubscribe(sub.handle), "a callback could not unsubscribe itself");
+          FUZZ_CHECK(token.Alive(), "captures destroyed while their callback still runs");
+          break;
+        case Action::kUnsubscribeOther:
+          for (std::size_t j = 0U; j < subs_.size(); ++j) {
+            if (j != sub_id && subs_[j].live) {
+              static_cast<void>(DoUnsubscribe(subs_[j].handle));
+              break;
+            }
+          }
+          break;
+        case Action::kSubscribeNew:
+          static_cast<void>(DoSubscribe(static_cast<uint8_t>(m.seq % kTypes), Behavior{}));
+          break;
+        case Action::kThrow:
+#if MCCC_HAS_EXCEPTIONS
+          throw FuzzThrow{};
+#else
+          break;
+#endif
+        case Action::kNone:
+          break;
+      }
+    }
+    return !fails;
+  }
+
+  template <typename T>
+  bool OnEnvelope(uint32_t sub_id, const Envelope& e, const CaptureToken& token) {
+    const T* m = std::get_if<T>(&e.payload);
+    FUZZ_CHECK(m != nullptr, "envelope of another alternative delivered to a subscriber of T");
+    return OnCall(sub_id, *m, &e.header, token);
+  }
+
+  template <typename T>
+  bool OnVisit(const T& m, const MessageHeader* header, bool returns_bool) {
+    FUZZ_CHECK(phase_ == Phase::kProcessBatchWith, "visitor called outside ProcessBatchWith");
+    FUZZ_CHECK(m.Intact(), "payload corrupted");
+    current_seq_ = m.seq;
+    const uint8_t fail_mod = static_cast<uint8_t>(visitor_config_ & 7U);
+    const uint8_t action = static_cast<uint8_t>((visitor_config_ >> 3U) & 3U);
+#if MCCC_HAS_EXCEPTIONS
+    const bool throws = action == 3U && (m.seq % 3U) == 0U;
+#else
+    const bool throws = false;
+#endif
+    const bool fails = returns_bool && fail_mod != 0U && (m.seq % fail_mod) == 0U;
+    Event e{};
+    e.kind = EventKind::kVisit;
+    e.seq = m.seq;
+    e.ok = !throws && !fails;
+    e.has_header = header != nullptr;
+    if (header != nullptr) {
+      e.header = *header;
+    }
+    log_.push_back(e);
+    if (action == 1U && (m.seq % 2U) == 0U) {
+      static_cast<void>(DoSubscribe(static_cast<uint8_t>(m.seq % kTypes), Behavior{}));
+    } else if (action == 2U && (m.seq % 2U) == 1U) {
+      for (const Subscriber& s : subs_) {
+        if (s.live) {
+          static_cast<void>(DoUnsubscribe(s.handle));
+          break;
+        }
+      }
+    }
+#if MCCC_HAS_EXCEPTIONS
+    if (throws) {
+      throw FuzzThrow{};
+    }
+#endif
+    return !fails;
+  }
+
+  /// Handlers in all accepted shapes: with / without header, bool / void.
+  struct Visitor {
+    Harness* h;
+    bool operator()(const Small& m, const MessageHeader& header) const {
+      return h->OnVisit(m, &header, true);
+    }
+    void operator()(const Big& m) const { static_cast<void>(h->OnVisit(m, nullptr, false)); }
+    bool operator()(const Text& m) const { return h->OnVisit(m, nullptr, true); }
+  };
+
+  // ---- subscriptions
+  // -----------------------------------------------------------------------------
+
+  template <typename T>
+  SubscriptionHandle SubscribeAs(uint32_t id, const Behavior& b) {
+    Harness* self = this;
+    const CaptureToken token;
+    switch (b.form * 2U + (b.returns_bool ? 1U : 0U)) {
+      case 0U:
+        return bus_->template Subscribe<T>([self, id, token](const Envelope& e) {
+          static_cast<void>(self->template OnEnvelope<T>(id, e, token));
+        });
+      case 1U:
+        return bus_->template Subscribe<T>([self, id, token](const Envelope& e) -> bool {
+          return self->template OnEnvelope<T>(id, e, token);
+        });
+      case 2U:
+        return bus_->template Subscribe<T>([self, id, token](const T& m, const MessageHeader& h) {
+          static_cast<void>(self->OnCall(id, m, &h, token));
+        });
+      case 3U:
+        return bus_->template Subscribe<T>(
+            [self, id, token](const T& m, const MessageHeader& h) -> bool {
+              return self->OnCall(id, m, &h, token);
+            });
+      case 4U:
+        return bus_->template Subscribe<T>([self, id, token](const T& m) {
+          static_cast<void>(self->OnCall(id, m, nullptr, token));
+        });
+      default:
+        return bus_->template Subscribe<T>(
+            [self, id, token](const T& m) -> bool { return self->OnCall(id, m, nullptr, token); });
+    }
+  }
+
+  uint32_t DoSubscribe(uint8_t type, const Behavior& behavior) {
+    const bool expected =
+        live_[type] < kPerType && live_[type] + pending_removed_[type] < 2U * kPerType;
+    const auto id = static_cast<uint32_t>(subs_.size());
+    subs_.push_back(Subscriber{type, behavior, mccc::kInvalidSubscription, false});
+    SubscriptionHandle h{};
+    switch (type) {
+      case 0U:
+        h = SubscribeAs<Small>(id, behavior);
+        break;
+      case 1U:
+        h = SubscribeAs<Big>(id, behavior);
+        break;
+      default:
+        h = SubscribeAs<Text>(id, behavior);
+        break;
+    }
+    FUZZ_CHECK_EQ(h.IsValid(), expected, "Subscribe accepted/refused (live, removed-in-batch)");
+    if (h.IsValid()) {
+      FUZZ_CHECK_EQ(h.type_index, type, "handle type_index");
+      FUZZ_CHECK(issued_ids_.insert(h.callback_id).second, "callback_id reused within a bus");
+      subs_[id].handle = h;
+      subs_[id].live = true;
+      ++live_[type];
+      ++live_total_;
+    }
+    if (phase_ != Phase::kIdle) {
+      Event e{};
+      e.kind = EventKind::kAdd;
+      e.sub = id;
+      e.seq = current_seq_;
+      e.ok = h.IsValid();
+      log_.push_back(e);
+    }
+    return id;
+  }
+
+  static int FindLive(const std::vector<Subscriber>& subs, const SubscriptionHandle& h) {
+    for (std::size_t i = 0U; i < subs.size(); ++i) {
+      if (subs[i].live && subs[i].handle.type_index == h.type_index &&
+          subs[i].handle.callback_id == h.callback_id) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+
+  bool DoUnsubscribe(const SubscriptionHandle& h) {
+    const int match = FindLive(subs_, h);
+    const bool removed = bus_->Unsubscribe(h);
+    FUZZ_CHECK_EQ(removed, match >= 0, "Unsubscribe result (true exactly once per live handle)");
+    if (removed) {
+      Subscriber& s = subs_[static_cast<std::size_t>(match)];
+      s.live = false;
+      --live_[s.type];
+      --live_total_;
+      if (phase_ == Phase::kProcessBatch) {
+        ++pending_removed_[s.type];  // its entry stays taken until the batch ends
+      }
+    }
+    if (phase_ != Phase::kIdle) {
+      Event e{};
+      e.kind = EventKind::kRemove;
+      e.sub = match >= 0 ? static_cast<uint32_t>(match) : 0U;
+      e.seq = current_seq_;
+      e.ok = removed;
+      log_.push_back(e);
+    }
+    return removed;
+  }
+
+  void UnsubscribeVariant(uint8_t b) {
+    const std::size_t pick = in_.Byte();
+    switch (b % 7U) {
+      case 0U: {  // a live handle: true
+        std::vector<std::size_t> live;
+        for (std::size_t i = 0U; i < subs_.size(); ++i) {
+          if (subs_[i].live) {
+            live.push_back(i);
+          }
+        }
+        if (!live.empty()) {
+          FUZZ_CHECK(DoUnsubscribe(subs_[live[pick % live.size()]].handle),
+                     "Unsubscribe of a live handle failed");
+        }
+        break;
+      }
+      case 1U: {  // stale (already removed) or refused: false
+        std::vector<std::size_t> dead;
+        for (std::size_t i = 0U; i < subs_.size(); ++i) {
+          if (!subs_[i].live) {
+            dead.push_back(i);
+          }
+        }
+        if (!dead.empty()) {
+          FUZZ_CHECK(!DoUnsubscribe(subs_[dead[pick % dead.size()]].handle),
+                     "Unsubscribe of a stale handle succeeded");
+        }
+        break;
+      }
+      case 2U:  // a handle of the foreign bus, given to this bus: false
+        if (!foreign_subs_.empty()) {
+          const std::size_t before = foreign_->template SubscriberCount<Small>() +
+                                     foreign_->template SubscriberCount<Big>() +
+                                     foreign_->template SubscriberCount<Text>();
+          FUZZ_CHECK(!DoUnsubscribe(foreign_subs_[pick % foreign_subs_.size()].handle),
+                     "a foreign handle removed a subscription");
+          FUZZ_CHECK_EQ(foreign_->template SubscriberCount<Small>() +
+                            foreign_->template SubscriberCount<Big>() +
+                            foreign_->template SubscriberCount<Text>(),
+                        before, "the foreign bus changed");
+        }
+        break;
+      case 3U:  // a handle of this bus, given to the foreign bus: false, nothing changes here
+        if (!subs_.empty()) {
+          const SubscriptionHandle h = subs_[pick % subs_.size()].handle;
+          FUZZ_CHECK_EQ(foreign_->Unsubscribe(h), FindLive(foreign_subs_, h) >= 0,
+                        "foreign Unsubscribe of this bus's handle");
+        }
+        break;
+      case 4U:
+        static_cast<void>(DoUnsubscribe(mccc::kInvalidSubscription));
+        break;
+      case 5U: {  // type_index out of range, with an id that exists
+        SubscriptionHandle h =
+            subs_.empty() ? mccc::kInvalidSubscription : subs_[pick % subs_.size()].handle;
+        h.type_index = kTypes + (pick % 300U);
+        static_cast<void>(DoUnsubscribe(h));
+        break;
+      }
+      default: {  // arbitrary bits
+        SubscriptionHandle h{};
+        h.type_index = static_cast<std::size_t>(in_.Byte() % (kTypes + 1U));
+        h.callback_id = static_cast<std::size_t>(in_.U64());
+        static_cast<void>(DoUnsubscribe(h));
+        break;
+      }
+    }
+  }
+
+  void ForeignOperation(uint8_t b) {
+    if ((b & 1U) == 0U) {
+      const uint8_t type = static_cast<uint8_t>((b >> 1U) % kTypes);
+      const bool expected = foreign_live_by_type_[type] < kPerType;
+      const CaptureToken token;
+      auto never = [token](const Envelope&) { std::abort(); };  // nothing is published there
+      SubscriptionHandle h{};
+      switch (type) {
+        case 0U:
+          h = foreign_->template Subscribe<Small>(never);
+          break;
+        case 1U:
+          h = foreign_->template Subscribe<Big>(never);
+          break;
+        default:
+          h = foreign_->template Subscribe<Text>(never);
+          break;
+      }
+      FUZZ_CHECK_EQ(h.IsValid(), expected, "foreign Subscribe");
+      if (h.IsValid()) {
+        foreign_subs_.push_back(Subscriber{type, Behavior{}, h, true});
+        ++foreign_live_by_type_[type];
+        ++foreign_live_;
+      }
+    } else if (!foreign_subs_.empty()) {
+      Subscriber& s = foreign_subs_[(b >> 1U) % foreign_subs_.size()];
+      FUZZ_CHECK_EQ(foreign_->Unsubscribe(s.handle), s.live, "foreign Unsubscribe");
+      if (s.live) {
+        s.live = false;
+        --foreign_live_by_type_[s.type];
+        --foreign_live_;
+      }
+    }
+  }
+
+  std::vector<uint8_t> LiveFlags() const {
+    std::vector<uint8_t> flags(subs_.size(), 0U);
+    for (std::size_t i = 0U; i < subs_.size(); ++i) {
+      flags[i] = subs_[i].live ? 1U : 0U;
+    }
+    return flags;
+  }
+
+  // ---- observation -----------------------------------------------------------------------------
+
+  void CheckStatistics() {
+    const mccc::BusStatisticsSnapshot s = bus_->GetStatistics();
+    FUZZ_CHECK_EQ(s.low_priority_published, stats_.published[0], "low_priority_published");
+    FUZZ_CHECK_EQ(s.medium_priority_published, stats_.published[1], "medium_priority_published");
+    FUZZ_CHECK_EQ(s.high_priority_published, stats_.published[2], "high_priority_published");
+    FUZZ_CHECK_EQ(s.low_priority_dropped, stats_.dropped[0], "low_priority_dropped");
+    FUZZ_CHECK_EQ(s.medium_priority_dropped, stats_.dropped[1], "medium_priority_dropped");
+    FUZZ_CHECK_EQ(s.high_priority_dropped, stats_.dropped[2], "high_priority_dropped");
+    FUZZ_CHECK_EQ(s.messages_published,
+                  stats_.published[0] + stats_.published[1] + stats_.published[2],
+                  "messages_published");
+    FUZZ_CHECK_EQ(s.messages_dropped, stats_.dropped[0] + stats_.dropped[1] + stats_.dropped[2],
+                  "messages_dropped");
+    FUZZ_CHECK_EQ(s.messages_processed, stats_.processed, "messages_processed");
+    FUZZ_CHECK_EQ(s.processing_errors, stats_.errors, "processing_errors");
+  }
+
+  void CheckIntrospection() {
+    const uint64_t occupancy = queue_.size();
+    FUZZ_CHECK_EQ(bus_->QueueDepth(), occupancy, "QueueDepth");
+    FUZZ_CHECK_EQ(bus_->QueueUtilizationPercent(), occupancy * 100U / kDepth,
+                  "QueueUtilizationPercent");
+    BackpressureLevel level = BackpressureLevel::NORMAL;
+    if (occupancy >= kDepth) {
+      level = BackpressureLevel::FULL;
+    } else if (occupancy * 100U >= 90U * kDepth) {
+      level = BackpressureLevel::CRITICAL;
+    } else if (occupancy * 100U >= 75U * kDepth) {
+      level = BackpressureLevel::WARNING;
+    }
+    FUZZ_CHECK_EQ(static_cast<uint8_t>(bus_->GetBackpressureLevel()), static_cast<uint8_t>(level),
+                  "GetBackpressureLevel");
+    FUZZ_CHECK_EQ(Bus::Capacity(), kDepth, "Capacity");
+    FUZZ_CHECK(bus_->GetPerformanceMode() == mode_, "GetPerformanceMode");
+    FUZZ_CHECK_EQ(bus_->template SubscriberCount<Small>(), live_[0], "SubscriberCount<Small>");
+    FUZZ_CHECK_EQ(bus_->template SubscriberCount<Big>(), live_[1], "SubscriberCount<Big>");
+    FUZZ_CHECK_EQ(bus_->template SubscriberCount<Text>(), live_[2], "SubscriberCount<Text>");
+    FUZZ_CHECK_EQ(foreign_->template SubscriberCount<Small>(), foreign_live_by_type_[0],
+                  "foreign SubscriberCount");
+  }
+
+  enum class Phase : uint8_t { kIdle, kProcessBatch, kProcessBatchWith };
+
+  Input& in_;
+  bool drain_at_end_;
+  std::unique_ptr<Bus> bus_;
+  std::unique_ptr<Bus> foreign_;  // source of foreign handles; never publishes or consumes
+  Position start_{0U};
+  uint64_t first_id_ = 1U;
+
+  // The model.
+  std::deque<ModelMessage> queue_;
+  uint64_t admitted_total_ = 0U;   // the next admitted message gets first_id_ + admitted_total_
+  uint64_t delivered_total_ = 0U;  // the next delivered message has first_id_ + delivered_total_
+  PerformanceMode mode_ = PerformanceMode::FULL_FEATURED;
+  bool error_callback_set_ = false;
+  ModelStats stats_;
+  uint32_t next_seq_ = 0U;
+  std::vector<Subscriber> subs_;
+  std::array<uint32_t, kTypes> live_{};
+  std::array<uint32_t, kTypes> pending_removed_{};
+  long live_total_ = 0;
+  std::set<std::size_t> issued_ids_;
+  std::vector<Subscriber> foreign_subs_;
+  std::array<uint32_t, kTypes> foreign_live_by_type_{};
+  long foreign_live_ = 0;
+
+  // The observation of one bus call.
+  std::vector<Event> log_;
+  Phase phase_ = Phase::kIdle;
+  uint32_t current_seq_ = 0U;
+  uint8_t visitor_config_ = 0U;
+};
+
+// ----- bus types -------------------------------------------------------------------------------
+
+template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos>
+struct FuzzTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = kDepth;
+  static constexpr uint32_t kBatchSize = kBatch;
+  static constexpr bool kSingleProducer = kSingle;
+  static constexpr uint32_t kMaxCallbacksPerType = 3U;  // small, so the limits are reached
+  using Position = Pos;
+};
+
+template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos>
+using FuzzBus = mccc::AsyncBus<Payload, FuzzTraits<kDepth, kBatch, kSingle, Pos>>;
+
+template <typename Bus>
+void RunWith(Input& in, uint8_t config, uint8_t wrap_distance) {
+  Harness<Bus> harness(in, (config & 0x40U) != 0U, wrap_distance, (config & 0x80U) != 0U);
+  harness.Run();
+}
+
+void RunInput(const uint8_t* data, std::size_t size) {
+  FUZZ_CHECK_EQ(g_live_text, 0, "Text payloads alive before the input started");
+  FUZZ_CHECK_EQ(g_live_captures, 0, "captures alive before the input started");
+  Input in(data, size);
+  const uint8_t config = in.Byte();
+  const uint8_t wrap_distance = in.Byte();
+  g_salt = in.Byte();
+  // Depth 8: the queue is full after a few publishes, HIGH's 99% limit equals the capacity.
+  // Depth 128: HIGH (127) is refused before the queue is full; batches of 16.
+  switch ((config & 0x3FU) % 6U) {
+    case 0U:
+      RunWith<FuzzBus<8U, 3U, false, uint64_t>>(in, config, wrap_distance);
+      break;
+    case 1U:
+      RunWith<FuzzBus<128U, 16U, false, uint64_t>>(in, config, wrap_distance);
+      break;
+    case 2U:
+      RunWith<FuzzBus<8U, 3U, true, uint64_t>>(in, config, wrap_distance);
+      break;
+    case 3U:
+      RunWith<FuzzBus<128U, 16U, true, uint64_t>>(in, config, wrap_distance);
+      break;
+    case 4U:
+      RunWith<FuzzBus<8U, 3U, false, uint32_t>>(in, config, wrap_distance);
+      break;
+    default:
+      RunWith<FuzzBus<128U, 16U, true, uint32_t>>(in, config, wrap_distance);
+      break;
+  }
+}
+
+}  // namespace mccc_fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  mccc_fuzz::RunInput(data, size);
+  return 0;
+}
