@@ -157,8 +157,7 @@ using Bus = mccc::AsyncBus<Payload>;  // default traits: 131072 slots
 
 MessagePriority PriorityFor(uint32_t producer, uint32_t seq) noexcept {
   const uint64_t h = Mix(Key(producer, seq) ^ 0x51A4U) % 10U;
-  return h < 2U ? MessagePriority::HIGH
-                : (h < 7U ? MessagePriority::MEDIUM : MessagePriority::LOW);
+  return h < 2U ? MessagePriority::HIGH : (h < 7U ? MessagePriority::MEDIUM : MessagePriority::LOW);
 }
 
 constexpr uint32_t SenderId(uint32_t producer) noexcept {
@@ -374,9 +373,10 @@ int main(int argc, char** argv) {
   });
 
   const double rss_start = ResidentMiB();
-  std::printf("soak: %u producers, 1 consumer, queue depth %u, %.0f s, overload bursts of %.0f ms "
-              "every %.1f s\n",
-              opt.producers, Bus::kQueueDepth, opt.seconds, opt.burst_ms, opt.burst_every);
+  std::printf(
+      "soak: %u producers, 1 consumer, queue depth %u, %.0f s, overload bursts of %.0f ms "
+      "every %.1f s\n",
+      opt.producers, Bus::kQueueDepth, opt.seconds, opt.burst_ms, opt.burst_every);
   std::printf("soak: RSS at start %.1f MiB\n", rss_start);
   std::printf("%8s %14s %16s %12s %12s %12s %10s %9s\n", "t[s]", "delivered/s", "delivered",
               "refused LOW", "refused MED", "refused HIGH", "max depth", "RSS[MiB]");
@@ -397,6 +397,7 @@ int main(int argc, char** argv) {
   double last_t = 0.0;
   std::array<uint64_t, mccc::kPriorityCount> last_refused{};
   double rss_max = rss_start;
+  double rss_first_report = -1.0;  // after warm-up: threads started, every slot touched
   double t = 0.0;
   while ((t = seconds_since()) < opt.seconds) {
     if (t >= next_burst) {
@@ -416,6 +417,9 @@ int main(int argc, char** argv) {
       }
       const double rss = ResidentMiB();
       rss_max = std::max(rss_max, rss);
+      if (rss_first_report < 0.0) {
+        rss_first_report = rss;
+      }
       std::printf("%8.0f %14.0f %16llu %12llu %12llu %12llu %10u %9.1f\n", t,
                   static_cast<double>(delivered - last_delivered) / (t - last_t),
                   static_cast<unsigned long long>(delivered),
@@ -459,13 +463,13 @@ int main(int argc, char** argv) {
     markers += s.markers;
   }
   const mccc::BusStatisticsSnapshot st = bus->GetStatistics();
-  const bool stats_exact =
-      st.low_priority_published == admitted[0] && st.medium_priority_published == admitted[1] &&
-      st.high_priority_published == admitted[2] &&
-      st.low_priority_dropped == attempted[0] - admitted[0] &&
-      st.medium_priority_dropped == attempted[1] - admitted[1] &&
-      st.high_priority_dropped == attempted[2] - admitted[2] &&
-      st.messages_processed == samples + markers && st.processing_errors == 0U;
+  const bool stats_exact = st.low_priority_published == admitted[0] &&
+                           st.medium_priority_published == admitted[1] &&
+                           st.high_priority_published == admitted[2] &&
+                           st.low_priority_dropped == attempted[0] - admitted[0] &&
+                           st.medium_priority_dropped == attempted[1] - admitted[1] &&
+                           st.high_priority_dropped == attempted[2] - admitted[2] &&
+                           st.messages_processed == samples + markers && st.processing_errors == 0U;
   if (!stats_exact) {
     failure = "bus statistics differ from the producers' counts";
   }
@@ -479,22 +483,29 @@ int main(int argc, char** argv) {
     failure = "unexpected error callback reports (not QUEUE_FULL)";
   }
   const double rss_end = ResidentMiB();
-  std::printf("soak: RSS at start %.1f MiB, at end %.1f MiB (growth %+.1f MiB, max %.1f MiB)\n",
-              rss_start, rss_end, rss_end - rss_start, std::max(rss_max, rss_end));
-  std::printf("soak: throughput %.0f messages/s over %.0f s; refused LOW %llu, MEDIUM %llu, "
-              "HIGH %llu of %llu attempts\n",
-              static_cast<double>(checker.delivered()) / elapsed, elapsed,
-              static_cast<unsigned long long>(attempted[0] - admitted[0]),
-              static_cast<unsigned long long>(attempted[1] - admitted[1]),
-              static_cast<unsigned long long>(attempted[2] - admitted[2]),
-              static_cast<unsigned long long>(attempted[0] + attempted[1] + attempted[2]));
+  if (rss_first_report < 0.0) {
+    rss_first_report = rss_end;
+  }
+  std::printf(
+      "soak: RSS at start %.1f MiB, after the first interval %.1f MiB, at end %.1f MiB "
+      "(growth since the first interval %+.1f MiB, max %.1f MiB)\n",
+      rss_start, rss_first_report, rss_end, rss_end - rss_first_report, std::max(rss_max, rss_end));
+  std::printf(
+      "soak: throughput %.0f messages/s over %.0f s; refused LOW %llu, MEDIUM %llu, "
+      "HIGH %llu of %llu attempts\n",
+      static_cast<double>(checker.delivered()) / elapsed, elapsed,
+      static_cast<unsigned long long>(attempted[0] - admitted[0]),
+      static_cast<unsigned long long>(attempted[1] - admitted[1]),
+      static_cast<unsigned long long>(attempted[2] - admitted[2]),
+      static_cast<unsigned long long>(attempted[0] + attempted[1] + attempted[2]));
   if (!failure.empty()) {
     std::printf("soak: FAIL: %s\n", failure.c_str());
     return 1;
   }
-  std::printf("soak: PASS: %llu messages delivered exactly once, in order, intact (%llu markers "
-              "verified), statistics exact, %u producers, %.0f s\n",
-              static_cast<unsigned long long>(checker.delivered()),
-              static_cast<unsigned long long>(markers), opt.producers, elapsed);
+  std::printf(
+      "soak: PASS: %llu messages delivered exactly once, in order, intact (%llu markers "
+      "verified), statistics exact, %u producers, %.0f s\n",
+      static_cast<unsigned long long>(checker.delivered()),
+      static_cast<unsigned long long>(markers), opt.producers, elapsed);
   return 0;
 }

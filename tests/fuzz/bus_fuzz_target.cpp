@@ -31,7 +31,8 @@
 // - QueueDepth, QueueUtilizationPercent, GetBackpressureLevel, GetPerformanceMode, Capacity.
 //
 // Input format (every byte is meaningful; missing bytes read as 0):
-//   byte 0  configuration: ((b & 0x3F) % 6) selects the bus type (depth 8 or 128, MPSC or single-producer,
+//   byte 0  configuration: ((b & 0x3F) % 6) selects the bus type (depth 8 or 128, MPSC or
+//   single-producer,
 //           64- or 32-bit positions; see RunInput), bit 6 = start the ring and msg_id just before
 //           their wrap point (test-hook constructor), bit 7 = drain and recheck at the end
 //           (otherwise the bus is destroyed with messages still queued)
@@ -355,8 +356,9 @@ class Harness {
         const uint8_t type = in_.Byte();
         const uint8_t priority = in_.Byte();
         for (uint32_t i = 0U; i < count; ++i) {
-          PublishOne(api, static_cast<uint8_t>(type + (i % 3U) * (type >> 7U)), priority,
-                     static_cast<uint8_t>(i));
+          PublishOne(api,
+                     static_cast<uint8_t>(type + (i % 3U) * (static_cast<uint32_t>(type) >> 7U)),
+                     priority, static_cast<uint8_t>(i));
         }
         break;
       }
@@ -377,8 +379,8 @@ class Harness {
         behavior.form = static_cast<uint8_t>((a / 3U) % 3U);
         behavior.returns_bool = ((a / 9U) & 1U) != 0U;
         behavior.fail_mod = static_cast<uint8_t>(b & 7U);
-        behavior.action = static_cast<Action>(((b >> 3U) & 7U) % 5U);
-        behavior.action_mod = static_cast<uint8_t>((b >> 6U) + 1U);
+        behavior.action = static_cast<Action>(((static_cast<uint32_t>(b) >> 3U) & 7U) % 5U);
+        behavior.action_mod = static_cast<uint8_t>((static_cast<uint32_t>(b) >> 6U) + 1U);
         static_cast<void>(DoSubscribe(static_cast<uint8_t>(a % kTypes), behavior));
         break;
       }
@@ -436,7 +438,7 @@ class Harness {
       case 3U:
         return MessagePriority::MEDIUM;
       case 6U:  // not an enumerator: must be refused with INVALID_MESSAGE
-        return static_cast<MessagePriority>(3U + (b >> 3U));
+        return static_cast<MessagePriority>(3U + (static_cast<uint32_t>(b) >> 3U));
       default:
         return MessagePriority::HIGH;
     }
@@ -600,7 +602,7 @@ class Harness {
       if (queue_.empty()) {
         break;
       }
-      if (((pattern >> (round % 8U)) & 1U) != 0U) {
+      if (((static_cast<uint32_t>(pattern) >> (round % 8U)) & 1U) != 0U) {
         ProcessBatchWithChecked(static_cast<uint8_t>(pattern + round));
       } else {
         ProcessBatchChecked();
@@ -774,7 +776,8 @@ class Harness {
     FUZZ_CHECK(m.Intact(), "payload corrupted");
     current_seq_ = m.seq;
     const uint8_t fail_mod = static_cast<uint8_t>(visitor_config_ & 7U);
-    const uint8_t action = static_cast<uint8_t>((visitor_config_ >> 3U) & 3U);
+    const uint8_t action =
+        static_cast<uint8_t>((static_cast<uint32_t>(visitor_config_) >> 3U) & 3U);
 #if MCCC_HAS_EXCEPTIONS
     const bool throws = action == 3U && (m.seq % 3U) == 0U;
 #else
@@ -995,7 +998,7 @@ class Harness {
 
   void ForeignOperation(uint8_t b) {
     if ((b & 1U) == 0U) {
-      const uint8_t type = static_cast<uint8_t>((b >> 1U) % kTypes);
+      const uint8_t type = static_cast<uint8_t>((static_cast<uint32_t>(b) >> 1U) % kTypes);
       const bool expected = foreign_live_by_type_[type] < kPerType;
       const CaptureToken token;
       auto never = [token](const Envelope&) { std::abort(); };  // nothing is published there
@@ -1018,7 +1021,7 @@ class Harness {
         ++foreign_live_;
       }
     } else if (!foreign_subs_.empty()) {
-      Subscriber& s = foreign_subs_[(b >> 1U) % foreign_subs_.size()];
+      Subscriber& s = foreign_subs_[(static_cast<uint32_t>(b) >> 1U) % foreign_subs_.size()];
       FUZZ_CHECK_EQ(foreign_->Unsubscribe(s.handle), s.live, "foreign Unsubscribe");
       if (s.live) {
         s.live = false;
