@@ -121,4 +121,30 @@ TEST(BusWrapAround, QueueFullIdIsTheNextIdAcrossPositionWrap) {
   EXPECT_EQ(Errors::seen[0].second, kStart + 16U + 1U);  // wrapped: 12
 }
 
+TEST(BusWrapAround, QueueFullIdIsTheNextIdAfterThirtyTwoBitWrap) {
+  Errors::Clear();
+  constexpr uint32_t kStart = std::numeric_limits<uint32_t>::max() - 2U;
+  constexpr uint64_t kFirstId = 5000000000ULL;  // beyond 32 bits on purpose
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, Small32>>(kStart, kFirstId);
+  bus->SetErrorCallback(&Errors::Record);
+  // Deliver 10 messages so the consumer's position wraps, then fill the queue.
+  for (uint32_t i = 0U; i < 10U; ++i) {
+    ASSERT_TRUE(bus->Publish(Msg{i}, 1U));
+  }
+  EXPECT_EQ(bus->ProcessBatchWith([](const Msg&) {}), 10U);
+  uint32_t admitted = 0U;
+  while (bus->PublishWithPriority(Msg{admitted}, 1U, mccc::MessagePriority::HIGH)) {
+    ++admitted;
+  }
+  EXPECT_EQ(admitted, 16U);
+  ASSERT_EQ(Errors::seen.size(), 1U);
+  EXPECT_EQ(Errors::seen[0].first, mccc::BusError::QUEUE_FULL);
+  EXPECT_EQ(Errors::seen[0].second, kFirstId + 10U + 16U);  // the id the next message receives
+  std::vector<uint64_t> ids;
+  bus->ProcessBatchWith([&](const Msg&, const mccc::MessageHeader& h) { ids.push_back(h.msg_id); });
+  ASSERT_EQ(ids.size(), 16U);
+  EXPECT_EQ(ids.front(), kFirstId + 10U);
+  EXPECT_EQ(ids.back(), kFirstId + 25U);
+}
+
 }  // namespace

@@ -39,9 +39,8 @@
 //   byte 1  distance to the wrap point (with bit 6), byte 2 payload salt
 //   then operations: one opcode byte (op % 20, see Harness::Step) followed by its arguments.
 //
-// Known header bugs are checked strictly only with MCCC_FUZZ_STRICT=1 in the environment (the
-// fuzz.regression.* tests); otherwise tolerated so the fuzzer keeps searching for new ones:
-//   QUEUE_FULL id with 32-bit positions after the position wrapped (docs/reliability.md).
+// Regression inputs (tests/fuzz/regressions/) replay inputs that once found a bug; they run with
+// MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
 #define MCCC_ENABLE_TEST_HOOKS 1  // this target only: AsyncBus(initial position, first msg_id)
 
 #include <algorithm>
@@ -96,13 +95,6 @@ using mccc::SubscriptionHandle;
     }                                                    \
   } while (false)
 
-bool StrictKnownBugs() {
-  static const bool strict = [] {
-    const char* text = std::getenv("MCCC_FUZZ_STRICT");
-    return text != nullptr && text[0] == '1';
-  }();
-  return strict;
-}
 
 // ----- input ---------------------------------------------------------------------------------
 
@@ -554,18 +546,8 @@ class Harness {
       FUZZ_CHECK(log_[0].kind == EventKind::kError && log_[0].error == BusError::QUEUE_FULL,
                  "refusal: wrong error");
       const uint64_t would_be_id = first_id_ + admitted_total_;
-      if (log_[0].id != would_be_id) {
-        // Known bug (32-bit positions): the id is derived from the 32-bit ring position, so it
-        // loses the carry once the position wrapped. Tolerated unless MCCC_FUZZ_STRICT=1.
-        const uint64_t truncated =
-            static_cast<uint64_t>(static_cast<Position>(start_ + admitted_total_)) +
-            (first_id_ - static_cast<uint64_t>(start_));
-        const bool known_bug = sizeof(Position) < sizeof(uint64_t) && log_[0].id == truncated;
-        if (!known_bug || StrictKnownBugs()) {
-          Mismatch("QUEUE_FULL id is not the id the refused message would have received",
-                   log_[0].id, would_be_id, __LINE__);
-        }
-      }
+      FUZZ_CHECK_EQ(log_[0].id, would_be_id,
+                    "QUEUE_FULL id is not the id the refused message would have received");
     }
     log_.clear();
   }

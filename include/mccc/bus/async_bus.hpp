@@ -31,6 +31,7 @@
 #include "mccc/ring/mpsc_ring.hpp"
 #include "mccc/statistics/bus_statistics.hpp"
 #include "mccc/traits.hpp"
+#include "mccc/detail/id_base.hpp"
 #include "mccc/detail/variant_traits.hpp"
 #include "mccc/wakeup/consumer_parking.hpp"
 
@@ -73,14 +74,16 @@ class AsyncBus {
 
   /// @brief A bus with an empty queue and no subscribers. Allocates nothing: the ring is a
   /// member, so give large buses static or heap storage (Instance(), std::make_unique).
-  AsyncBus() noexcept : msg_id_offset_(1U), ring_(Position{0U}), next_msg_id_(1U) {}
+  AsyncBus() noexcept
+      : msg_id_offset_(1U), ring_(Position{0U}), next_msg_id_(1U), id_base_(1U, 0U) {}
 
 #if MCCC_ENABLE_TEST_HOOKS
   /// @brief Test hook: a bus whose ring (and msg_id sequence) starts at `initial_position`.
   explicit AsyncBus(Position initial_position, uint64_t first_msg_id) noexcept
       : msg_id_offset_(first_msg_id - static_cast<uint64_t>(initial_position)),
         ring_(initial_position),
-        next_msg_id_(first_msg_id) {}
+        next_msg_id_(first_msg_id),
+        id_base_(first_msg_id, static_cast<uint32_t>(initial_position)) {}
 
   /// @brief Test hook: see MpscRing::SetAfterClaimHook.
   void SetAfterClaimHook(void (*hook)(void*, Position), void* context) noexcept {
@@ -230,6 +233,7 @@ class AsyncBus {
           });
         });
     table_.EndBatch();
+    PublishIdBase();
     if (mode == PerformanceMode::FULL_FEATURED) {
       stats_.CountProcessed(processed, errors);
     }
@@ -258,6 +262,7 @@ class AsyncBus {
             ReportError(mode, BusError::PROCESSING_ERROR, envelope.header.msg_id);
           }
         });
+    PublishIdBase();
     if (mode == PerformanceMode::FULL_FEATURED) {
       stats_.CountProcessed(processed, errors);
     }
@@ -469,7 +474,7 @@ class AsyncBus {
       stats_.CountDropped(priority);
     }
     // The id this message would have received (the next admitted message receives it).
-    ReportError(mode, BusError::QUEUE_FULL, MessageIdAt(observed_tail));
+    ReportError(mode, BusError::QUEUE_FULL, WouldBeMessageId(observed_tail));
   }
 
   void ReportError(PerformanceMode mode, BusError error, uint64_t msg_id) noexcept {
@@ -483,9 +488,27 @@ class AsyncBus {
     }
   }
 
-  /// The msg_id of ring position `position` (with 32-bit positions: its low 32 bits + offset).
+  /// The msg_id of ring position `position` (64-bit positions; producer side).
   MCCC_ALWAYS_INLINE uint64_t MessageIdAt(Position position) const noexcept {
     return static_cast<uint64_t>(position) + msg_id_offset_;
+  }
+
+  /// The id a message refused at observed tail `tail` would have received (cold path). With
+  /// 32-bit positions the consumer's published 64-bit base widens the position correctly across
+  /// any number of 32-bit wraps.
+  uint64_t WouldBeMessageId(Position tail) const noexcept {
+    if constexpr (kProducerAssignsIds) {
+      return MessageIdAt(tail);
+    } else {
+      return id_base_.IdAt(static_cast<uint32_t>(tail));
+    }
+  }
+
+  /// Consumer, after a batch: publishes where the id sequence stands (32-bit positions only).
+  void PublishIdBase() noexcept {
+    if constexpr (!kProducerAssignsIds) {
+      id_base_.Publish(next_msg_id_, static_cast<uint32_t>(ring_.ConsumedPosition()));
+    }
   }
 
   /// Consumer: completes the header's id (32-bit positions) and reports the wrap of the 64-bit
@@ -531,6 +554,8 @@ class AsyncBus {
   Ring ring_;
   // Consumer-owned.
   alignas(kLine) uint64_t next_msg_id_;
+  // Consumer-written once per batch, read by refused producers (32-bit positions only).
+  detail::IdBase id_base_;
 #if MCCC_ENABLE_ASSERTS
   std::atomic<bool> consumer_active_{false};
 #endif
