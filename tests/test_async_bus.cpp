@@ -65,7 +65,8 @@ class AsyncBusTest : public ::testing::Test {
 
 TEST_F(AsyncBusTest, EnvelopeCallbackReceivesHeaderAndPayload) {
   std::vector<Envelope> seen;
-  const auto handle = bus_->Subscribe<SensorData>([&](const Envelope& env) { seen.push_back(env); });
+  const auto handle =
+      bus_->Subscribe<SensorData>([&](const Envelope& env) { seen.push_back(env); });
   ASSERT_TRUE(handle.IsValid());
   EXPECT_TRUE(bus_->Publish(SensorData{36.5F}, 7U));
   EXPECT_EQ(bus_->ProcessBatch(), 1U);
@@ -85,7 +86,8 @@ TEST_F(AsyncBusTest, TypedCallbackFormsAndOnlyMatchingType) {
   });
   bus_->Subscribe<MotorCmd>([&](const MotorCmd& m) { without_header += m.speed; });
   EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{5}, 2U, mccc::MessagePriority::HIGH));
-  EXPECT_TRUE(bus_->Publish(SensorData{1.0F}, 2U));  // no subscriber for SensorData: consumed anyway
+  EXPECT_TRUE(
+      bus_->Publish(SensorData{1.0F}, 2U));  // no subscriber for SensorData: consumed anyway
   EXPECT_EQ(bus_->ProcessBatch(), 2U);
   EXPECT_EQ(with_header, 5);
   EXPECT_EQ(without_header, 5);
@@ -93,7 +95,8 @@ TEST_F(AsyncBusTest, TypedCallbackFormsAndOnlyMatchingType) {
 
 TEST_F(AsyncBusTest, PublishFastUsesCallerTimestamp) {
   uint64_t ts = 0U;
-  bus_->Subscribe<SensorData>([&](const SensorData&, const mccc::MessageHeader& h) { ts = h.timestamp_us; });
+  bus_->Subscribe<SensorData>(
+      [&](const SensorData&, const mccc::MessageHeader& h) { ts = h.timestamp_us; });
   EXPECT_TRUE(bus_->PublishFast(SensorData{1.0F}, 3U, 12345U));
   bus_->ProcessBatch();
   EXPECT_EQ(ts, 12345U);
@@ -116,7 +119,8 @@ TEST_F(AsyncBusTest, TimestampsComeFromMonotonicClock) {
 
 TEST_F(AsyncBusTest, MessageIdsIncreaseInDeliveryOrder) {
   std::vector<uint64_t> ids;
-  bus_->Subscribe<MotorCmd>([&](const MotorCmd&, const mccc::MessageHeader& h) { ids.push_back(h.msg_id); });
+  bus_->Subscribe<MotorCmd>(
+      [&](const MotorCmd&, const mccc::MessageHeader& h) { ids.push_back(h.msg_id); });
   for (int i = 0; i < 10; ++i) {
     ASSERT_TRUE(bus_->Publish(MotorCmd{i}, 1U));
   }
@@ -149,13 +153,13 @@ TEST_F(AsyncBusTest, VisitorDispatchCallsTheMatchingHandler) {
   bus_->Publish(MotorCmd{4}, 1U);
   bus_->Publish(SensorData{2.5F}, 1U);
   bus_->Publish(std::string("x"), 1U);
-  const uint32_t n = bus_->ProcessBatchWith(mccc::make_overloaded(
-      [&](const MotorCmd& m) { motor += m.speed; },
-      [&](const SensorData& s, const mccc::MessageHeader& h) {
-        sensor += s.temperature;
-        EXPECT_EQ(h.msg_id, 2U);
-      },
-      [&](const auto&) { ++other; }));
+  const uint32_t n = bus_->ProcessBatchWith(
+      mccc::make_overloaded([&](const MotorCmd& m) { motor += m.speed; },
+                            [&](const SensorData& s, const mccc::MessageHeader& h) {
+                              sensor += s.temperature;
+                              EXPECT_EQ(h.msg_id, 2U);
+                            },
+                            [&](const auto&) { ++other; }));
   EXPECT_EQ(n, 3U);
   EXPECT_EQ(motor, 4);
   EXPECT_FLOAT_EQ(sensor, 2.5F);
@@ -367,7 +371,8 @@ TEST_F(AsyncBusTest, PerformanceModesChangeAdmissionAndCounting) {
   for (uint32_t i = 0; i < 39U; ++i) {
     ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
   }
-  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));  // admission
+  EXPECT_FALSE(
+      bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));  // admission
   EXPECT_EQ(ErrorLog::entries.size(), 1U);  // error callback kept
   s = bus_->GetStatistics();
   EXPECT_EQ(s.messages_published + s.messages_dropped, 0U);  // counters skipped
@@ -443,7 +448,8 @@ TEST_F(AsyncBusTest, UnsubscribeReleasesCapturedResources) {
 
   // Unsubscribed from inside a dispatch: destroyed at the end of that batch.
   mccc::SubscriptionHandle inner{};
-  inner = bus_->Subscribe<MotorCmd>([resource, &inner, this](const MotorCmd&) { bus_->Unsubscribe(inner); });
+  inner = bus_->Subscribe<MotorCmd>(
+      [resource, &inner, this](const MotorCmd&) { bus_->Unsubscribe(inner); });
   EXPECT_EQ(resource.use_count(), 2);
   bus_->Publish(MotorCmd{1}, 1U);
   bus_->ProcessBatch();

@@ -29,9 +29,10 @@ using Ring = mccc::MpscRing<Counted, 8U, kSingleProducer, false, Position, 64U>;
 
 template <typename RingT, typename Position>
 bool PushValue(RingT& ring, Position limit, uint64_t value) {
-  return ring.TryPublish(limit, [value](void* storage, Position) noexcept {
-               ::new (storage) Counted(value);
-             }).admitted;
+  return ring
+      .TryPublish(limit,
+                  [value](void* storage, Position) noexcept { ::new (storage) Counted(value); })
+      .admitted;
 }
 
 template <typename RingT>
@@ -59,7 +60,8 @@ TEST(MpscRing, LimitBelowCapacityIsRespected) {
   for (uint64_t i = 0; i < 5U; ++i) {
     ASSERT_TRUE(PushValue(*ring, uint64_t{5}, i));
   }
-  const auto claim = ring->TryPublish(uint64_t{5}, [](void* s, uint64_t) noexcept { ::new (s) Counted(0U); });
+  const auto claim =
+      ring->TryPublish(uint64_t{5}, [](void* s, uint64_t) noexcept { ::new (s) Counted(0U); });
   EXPECT_FALSE(claim.admitted);
   EXPECT_EQ(claim.occupancy, 5U);
   EXPECT_EQ(claim.position, 5U);  // the tail observed
@@ -83,7 +85,8 @@ template <typename Position, bool kSingleProducer>
 void WrapAround() {
   constexpr Position kMax = std::numeric_limits<Position>::max();
   for (Position offset = 0; offset < 20U; ++offset) {
-    auto ring = std::make_unique<Ring<Position, kSingleProducer>>(static_cast<Position>(kMax - offset));
+    auto ring =
+        std::make_unique<Ring<Position, kSingleProducer>>(static_cast<Position>(kMax - offset));
     uint64_t next_in = 0U;
     uint64_t next_out = 0U;
     for (int round = 0; round < 10; ++round) {
@@ -112,10 +115,18 @@ void WrapAround() {
   }
 }
 
-TEST(MpscRing, WrapAround64BitMultiProducer) { WrapAround<uint64_t, false>(); }
-TEST(MpscRing, WrapAround64BitSingleProducer) { WrapAround<uint64_t, true>(); }
-TEST(MpscRing, WrapAround32BitMultiProducer) { WrapAround<uint32_t, false>(); }
-TEST(MpscRing, WrapAround32BitSingleProducer) { WrapAround<uint32_t, true>(); }
+TEST(MpscRing, WrapAround64BitMultiProducer) {
+  WrapAround<uint64_t, false>();
+}
+TEST(MpscRing, WrapAround64BitSingleProducer) {
+  WrapAround<uint64_t, true>();
+}
+TEST(MpscRing, WrapAround32BitMultiProducer) {
+  WrapAround<uint32_t, false>();
+}
+TEST(MpscRing, WrapAround32BitSingleProducer) {
+  WrapAround<uint32_t, true>();
+}
 
 // A producer suspended after claiming a slot and before writing it: the consumer never reads
 // the half-written slot, later messages wait behind it, and everything is delivered once the
@@ -139,7 +150,7 @@ TEST(MpscRing, SuspendedProducerBlocksOnlyUntilItResumes) {
         }
       },
       &gate);
-  ASSERT_TRUE(PushValue(*ring, uint64_t{64}, 0U));  // position 0
+  ASSERT_TRUE(PushValue(*ring, uint64_t{64}, 0U));                             // position 0
   std::thread slow([&] { ASSERT_TRUE(PushValue(*ring, uint64_t{64}, 1U)); });  // position 1
   while (!gate.suspended.load()) {
     std::this_thread::yield();
@@ -147,7 +158,7 @@ TEST(MpscRing, SuspendedProducerBlocksOnlyUntilItResumes) {
   for (uint64_t v = 2U; v < 10U; ++v) {  // positions 2..9, complete
     ASSERT_TRUE(PushValue(*ring, uint64_t{64}, v));
   }
-  EXPECT_EQ(ring->Occupancy(), 10U);  // the claimed slot counts as occupied
+  EXPECT_EQ(ring->Occupancy(), 10U);                    // the claimed slot counts as occupied
   EXPECT_EQ(Drain(*ring), (std::vector<uint64_t>{0}));  // stops before the unfinished slot
   EXPECT_TRUE(Drain(*ring).empty());
   EXPECT_TRUE(ring->HasClaimedWork());

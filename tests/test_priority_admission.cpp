@@ -21,9 +21,9 @@ TEST(PriorityAdmission, LimitsAreExactPercentagesOfCapacity) {
   EXPECT_EQ(A64::LimitFor(MessagePriority::MEDIUM), 52U);  // 51.2 -> admit up to 51
   EXPECT_EQ(A64::LimitFor(MessagePriority::HIGH), 64U);    // 63.36 -> admit up to 63
   using A100 = mccc::PriorityAdmission<128U>;
-  EXPECT_EQ(A100::LimitFor(MessagePriority::LOW), 77U);    // 76.8
+  EXPECT_EQ(A100::LimitFor(MessagePriority::LOW), 77U);      // 76.8
   EXPECT_EQ(A100::LimitFor(MessagePriority::MEDIUM), 103U);  // 102.4
-  EXPECT_EQ(A100::LimitFor(MessagePriority::HIGH), 127U);  // 126.72
+  EXPECT_EQ(A100::LimitFor(MessagePriority::HIGH), 127U);    // 126.72
   using ABig = mccc::PriorityAdmission<131072U>;
   EXPECT_EQ(ABig::LimitFor(MessagePriority::LOW), 78644U);
   EXPECT_EQ(ABig::LimitFor(MessagePriority::MEDIUM), 104858U);

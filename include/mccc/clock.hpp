@@ -34,7 +34,8 @@ struct SteadyClock {
 };
 #endif
 
-#if MCCC_HOSTED && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#if MCCC_HOSTED && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
 /// @brief A cycle-counter clock for x86 with an invariant TSC: one `rdtsc` (~7 ns) instead of a
 /// clock_gettime call. The tick rate is measured once against steady_clock (about 2 ms, on first
 /// use, thread-safe static initialisation); readings are monotonic per core and consistent across
@@ -49,8 +50,7 @@ struct TscClock {
     const Calibration& cal = Get();
     const uint64_t ticks = __builtin_ia32_rdtsc() - cal.base_ticks;
     // 128-bit product keeps full precision for centuries of uptime at any realistic TSC rate.
-    return static_cast<uint64_t>((static_cast<Wide>(ticks) * cal.us_per_tick_q32) >>
-                                 32U);
+    return static_cast<uint64_t>((static_cast<Wide>(ticks) * cal.us_per_tick_q32) >> 32U);
   }
 
  private:
@@ -76,8 +76,8 @@ struct TscClock {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
     const uint64_t ticks = (c1 > c0) ? (c1 - c0) : 1U;
     // us/tick = ns / 1000 / ticks, scaled by 2^32.
-    const auto q32 = static_cast<uint64_t>((static_cast<Wide>(ns) << 32U) /
-                                           (static_cast<Wide>(ticks) * 1000U));
+    const auto q32 =
+        static_cast<uint64_t>((static_cast<Wide>(ns) << 32U) / (static_cast<Wide>(ticks) * 1000U));
     return Calibration{c1, q32 == 0U ? 1U : q32};
   }
 };

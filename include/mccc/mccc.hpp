@@ -3,29 +3,29 @@
 #ifndef MCCC_MCCC_HPP_
 #define MCCC_MCCC_HPP_
 
-#include "mccc/version.hpp"
+#include "mccc/clock.hpp"
 #include "mccc/config.hpp"
 #include "mccc/fwd.hpp"
 #include "mccc/message.hpp"
-#include "mccc/clock.hpp"
 #include "mccc/traits.hpp"
+#include "mccc/version.hpp"
 
 #include "mccc/containers/fixed_function.hpp"
 #include "mccc/containers/fixed_string.hpp"
 #include "mccc/containers/fixed_vector.hpp"
 
 #include "mccc/admission/priority_admission.hpp"
-#include "mccc/ring/mpsc_ring.hpp"
-#include "mccc/statistics/bus_statistics.hpp"
+#include "mccc/bus/async_bus.hpp"
 #include "mccc/dispatch/overloaded.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
+#include "mccc/ring/mpsc_ring.hpp"
+#include "mccc/statistics/bus_statistics.hpp"
 #include "mccc/wakeup/consumer_parking.hpp"
-#include "mccc/bus/async_bus.hpp"
 
-#include "mccc/components/state_machine.hpp"
-#include "mccc/components/component.hpp"
-#include "mccc/components/static_component.hpp"
 #include "mccc/components/active_object.hpp"
+#include "mccc/components/component.hpp"
+#include "mccc/components/state_machine.hpp"
+#include "mccc/components/static_component.hpp"
 
 #endif  // MCCC_MCCC_HPP_

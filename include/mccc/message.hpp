@@ -28,9 +28,9 @@ enum class BackpressureLevel : uint8_t {
 
 /// @brief What the error callback reports.
 enum class BusError : uint8_t {
-  QUEUE_FULL = 0U,         ///< A publish was refused by admission (queue at or above its threshold).
-  INVALID_MESSAGE = 1U,    ///< A message could not be delivered as published (reserved for checks).
-  PROCESSING_ERROR = 2U,   ///< A callback returned false or threw.
+  QUEUE_FULL = 0U,        ///< A publish was refused by admission (queue at or above its threshold).
+  INVALID_MESSAGE = 1U,   ///< A message could not be delivered as published (reserved for checks).
+  PROCESSING_ERROR = 2U,  ///< A callback returned false or threw.
   OVERFLOW_DETECTED = 3U,  ///< The 64-bit msg_id sequence wrapped around to zero.
 };
 
@@ -75,21 +75,22 @@ struct SubscriptionHandle {
 };
 
 /// @brief A handle that names no subscription.
-inline constexpr SubscriptionHandle kInvalidSubscription{0U, SubscriptionHandle::kInvalidCallbackId};
+inline constexpr SubscriptionHandle kInvalidSubscription{0U,
+                                                         SubscriptionHandle::kInvalidCallbackId};
 
 /// @brief A copy of the bus counters. Every field is exact (no sampling); fields are read one by
 /// one, so a snapshot taken while producers run is not atomic across fields.
 struct BusStatisticsSnapshot {
-  uint64_t messages_published;       ///< Admitted publishes.
-  uint64_t messages_dropped;         ///< Refused publishes.
-  uint64_t messages_processed;       ///< Messages taken off the queue and dispatched.
-  uint64_t processing_errors;        ///< Callbacks that returned false or threw.
-  uint64_t high_priority_published;  ///< Admitted HIGH.
+  uint64_t messages_published;         ///< Admitted publishes.
+  uint64_t messages_dropped;           ///< Refused publishes.
+  uint64_t messages_processed;         ///< Messages taken off the queue and dispatched.
+  uint64_t processing_errors;          ///< Callbacks that returned false or threw.
+  uint64_t high_priority_published;    ///< Admitted HIGH.
   uint64_t medium_priority_published;  ///< Admitted MEDIUM.
-  uint64_t low_priority_published;   ///< Admitted LOW.
-  uint64_t high_priority_dropped;    ///< Refused HIGH.
-  uint64_t medium_priority_dropped;  ///< Refused MEDIUM.
-  uint64_t low_priority_dropped;     ///< Refused LOW.
+  uint64_t low_priority_published;     ///< Admitted LOW.
+  uint64_t high_priority_dropped;      ///< Refused HIGH.
+  uint64_t medium_priority_dropped;    ///< Refused MEDIUM.
+  uint64_t low_priority_dropped;       ///< Refused LOW.
 };
 
 /// @brief The error callback: a plain function pointer, callable from producer threads

@@ -95,7 +95,6 @@ using mccc::SubscriptionHandle;
     }                                                    \
   } while (false)
 
-
 // ----- input ---------------------------------------------------------------------------------
 
 class Input {

@@ -35,27 +35,7 @@
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
 
-#if defined(__SANITIZE_THREAD__)
-#define MCCC_STRESS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MCCC_STRESS_TSAN 1
-#endif
-#endif
-#ifndef MCCC_STRESS_TSAN
-#define MCCC_STRESS_TSAN 0
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MCCC_STRESS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MCCC_STRESS_ASAN 1
-#endif
-#endif
-#ifndef MCCC_STRESS_ASAN
-#define MCCC_STRESS_ASAN 0
-#endif
+#include "stress_knobs.hpp"
 
 namespace {
 
@@ -68,30 +48,8 @@ using mccc::SubscriptionHandle;
 
 // ----- knobs ----------------------------------------------------------------------------------
 
-double EnvDouble(const char* name, double fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') {
-    return fallback;
-  }
-  char* end = nullptr;
-  const double value = std::strtod(text, &end);
-  return (end != text && value > 0.0) ? value : fallback;
-}
-
-double StressScale() {
-#if MCCC_STRESS_TSAN
-  constexpr double kDefault = 0.1;
-#elif MCCC_STRESS_ASAN || !defined(__OPTIMIZE__)
-  constexpr double kDefault = 0.3;
-#else
-  constexpr double kDefault = 1.0;
-#endif
-  return EnvDouble("MCCC_STRESS_SCALE", kDefault);
-}
-
-double StressSeconds() {
-  return EnvDouble("MCCC_STRESS_SECONDS", 0.0);
-}
+using mccc_stress::StressScale;
+using mccc_stress::StressSeconds;
 
 uint32_t Scaled(uint32_t base, uint32_t minimum) {
   const auto n = static_cast<uint32_t>(static_cast<double>(base) * StressScale());

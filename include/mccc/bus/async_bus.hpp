@@ -25,14 +25,14 @@
 
 #include "mccc/admission/priority_admission.hpp"
 #include "mccc/config.hpp"
+#include "mccc/detail/id_base.hpp"
+#include "mccc/detail/variant_traits.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
 #include "mccc/message.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
 #include "mccc/statistics/bus_statistics.hpp"
 #include "mccc/traits.hpp"
-#include "mccc/detail/id_base.hpp"
-#include "mccc/detail/variant_traits.hpp"
 #include "mccc/wakeup/consumer_parking.hpp"
 
 namespace mccc {
@@ -60,11 +60,11 @@ class AsyncBus {
                 "slot must always be completed); mark the move constructor noexcept");
 
  public:
-  using Payload = PayloadVariant;                      ///< The payload variant.
-  using Envelope = MessageEnvelope<PayloadVariant>;    ///< What a ring slot holds.
-  using TraitsType = Traits;                           ///< The configuration.
-  using Position = typename Traits::Position;          ///< Ring position type.
-  using PerformanceMode = ::mccc::PerformanceMode;     ///< So `Bus::PerformanceMode::X` works.
+  using Payload = PayloadVariant;                    ///< The payload variant.
+  using Envelope = MessageEnvelope<PayloadVariant>;  ///< What a ring slot holds.
+  using TraitsType = Traits;                         ///< The configuration.
+  using Position = typename Traits::Position;        ///< Ring position type.
+  using PerformanceMode = ::mccc::PerformanceMode;   ///< So `Bus::PerformanceMode::X` works.
   using Admission = PriorityAdmission<Traits::kQueueDepth>;  ///< The thresholds in use.
 
   /// Ring capacity in messages.
@@ -124,8 +124,8 @@ class AsyncBus {
     constexpr std::size_t kIndex = detail::AlternativeIndex<T, Payload>::value;
     using Fn = std::decay_t<F>;
     if constexpr (std::is_invocable_v<Fn&, const Envelope&>) {
-      return AddCallback<detail::EnvelopeCallbackAdapter<Envelope, Fn>>(
-          kIndex, std::forward<F>(callback));
+      return AddCallback<detail::EnvelopeCallbackAdapter<Envelope, Fn>>(kIndex,
+                                                                        std::forward<F>(callback));
     } else {
       static_assert(detail::kHandlesType<Fn, T>,
                     "mccc: Subscribe<T>: the callback must be callable as f(const "
@@ -147,7 +147,9 @@ class AsyncBus {
   ///   invocation for a later message. The callable's captures are destroyed once that
   ///   invocation cannot be running any more: at the end of the consumer's current batch if
   ///   possible, else by the next Subscribe, Unsubscribe or dispatched batch.
-  bool Unsubscribe(const SubscriptionHandle& handle) noexcept { return table_.Remove(handle); }
+  bool Unsubscribe(const SubscriptionHandle& handle) noexcept {
+    return table_.Remove(handle);
+  }
 
   /// @brief Live subscribers of T (snapshot). Threadsafe.
   template <typename T>
@@ -196,10 +198,11 @@ class AsyncBus {
                   "mccc: PublishEmplace<T>: T has no constructor taking these arguments (an "
                   "aggregate cannot be built with parentheses in C++17: use Publish(T{...}))");
     if constexpr (std::is_nothrow_constructible_v<T, Args...>) {
-      return PublishConstructed(
-          sender_id, priority, Traits::Clock::NowUs(), [&](void* storage, const MessageHeader& h) noexcept {
-            ::new (storage) Envelope{h, Payload(std::in_place_type<T>, std::forward<Args>(args)...)};
-          });
+      return PublishConstructed(sender_id, priority, Traits::Clock::NowUs(),
+                                [&](void* storage, const MessageHeader& h) noexcept {
+                                  ::new (storage) Envelope{h, Payload(std::in_place_type<T>,
+                                                                      std::forward<Args>(args)...)};
+                                });
     } else {
       return PublishImpl(T(std::forward<Args>(args)...), sender_id, priority,
                          Traits::Clock::NowUs());
@@ -225,8 +228,8 @@ class AsyncBus {
     static_cast<void>(opened);
     const PerformanceMode mode = LoadMode();
     uint32_t errors = 0U;
-    const uint32_t processed =
-        ring_.ConsumeBatch(kBatchSize, [this, mode, &errors](Envelope& envelope, Position) noexcept {
+    const uint32_t processed = ring_.ConsumeBatch(
+        kBatchSize, [this, mode, &errors](Envelope& envelope, Position) noexcept {
           AssignMessageId(envelope.header, mode);
           errors += table_.Dispatch(envelope, [this, mode](uint64_t msg_id) noexcept {
             ReportError(mode, BusError::PROCESSING_ERROR, msg_id);
@@ -288,14 +291,18 @@ class AsyncBus {
   /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
   /// request set before this call). A request made before the consumer parks is not lost.
   /// Threadsafe.
-  void WakeConsumer() noexcept { parking_.RequestWake(); }
+  void WakeConsumer() noexcept {
+    parking_.RequestWake();
+  }
 
   // -------------------------------------------------------------------------------------------
   // Introspection: threadsafe snapshots (stale as soon as they return).
   // -------------------------------------------------------------------------------------------
 
   /// @brief Messages published and not yet consumed (including ones still being written).
-  uint32_t QueueDepth() const noexcept { return static_cast<uint32_t>(ring_.Occupancy()); }
+  uint32_t QueueDepth() const noexcept {
+    return static_cast<uint32_t>(ring_.Occupancy());
+  }
 
   /// @brief QueueDepth as a whole percentage of capacity (0..100, rounded down).
   uint32_t QueueUtilizationPercent() const noexcept {
@@ -308,7 +315,9 @@ class AsyncBus {
   }
 
   /// @brief Ring capacity.
-  static constexpr uint32_t Capacity() noexcept { return kQueueDepth; }
+  static constexpr uint32_t Capacity() noexcept {
+    return kQueueDepth;
+  }
 
   /// @brief Switches features at runtime: FULL_FEATURED (default), NO_STATS (admission and
   /// error callback, no counters), BARE_METAL (reject only when full; no counters, no error
@@ -319,13 +328,19 @@ class AsyncBus {
   }
 
   /// @brief The current mode. Threadsafe.
-  PerformanceMode GetPerformanceMode() const noexcept { return LoadMode(); }
+  PerformanceMode GetPerformanceMode() const noexcept {
+    return LoadMode();
+  }
 
   /// @brief Counters since construction or the last ResetStatistics (FULL_FEATURED only counts).
-  BusStatisticsSnapshot GetStatistics() const noexcept { return stats_.Snapshot(); }
+  BusStatisticsSnapshot GetStatistics() const noexcept {
+    return stats_.Snapshot();
+  }
 
   /// @brief Zeroes the counters seen by later GetStatistics calls. Threadsafe.
-  void ResetStatistics() noexcept { stats_.Reset(); }
+  void ResetStatistics() noexcept {
+    stats_.Reset();
+  }
 
   /// @brief Installs the error callback (nullptr: none). It is called on producer threads for
   /// QUEUE_FULL / INVALID_MESSAGE and on the consumer thread for PROCESSING_ERROR /
@@ -336,11 +351,11 @@ class AsyncBus {
   }
 
  private:
-  using Ring = MpscRing<Envelope, Traits::kQueueDepth, Traits::kSingleProducer,
-                        Traits::kSingleCore, Position, Traits::kCacheLineSize>;
-  using Table = SubscriptionTable<Envelope, std::variant_size_v<Payload>,
-                                  Traits::kMaxCallbacksPerType, Traits::kCallbackStorageBytes,
-                                  Traits::kSingleCore>;
+  using Ring = MpscRing<Envelope, Traits::kQueueDepth, Traits::kSingleProducer, Traits::kSingleCore,
+                        Position, Traits::kCacheLineSize>;
+  using Table =
+      SubscriptionTable<Envelope, std::variant_size_v<Payload>, Traits::kMaxCallbacksPerType,
+                        Traits::kCallbackStorageBytes, Traits::kSingleCore>;
   using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
                                    Traits::kSingleCore, Traits::kCacheLineSize>;
   static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;
@@ -402,13 +417,15 @@ class AsyncBus {
       static_assert(std::is_nothrow_constructible_v<Payload, T&&>,
                     "mccc: publishing a whole payload variant needs a nothrow copy/move; pass an "
                     "rvalue or publish the alternative itself");
-      return PublishConstructed(sender_id, priority, timestamp_us,
-                                [&](void* storage, const MessageHeader& header) noexcept {
-                                  ::new (storage) Envelope{header, Payload(std::forward<T>(message))};
-                                });
+      return PublishConstructed(
+          sender_id, priority, timestamp_us,
+          [&](void* storage, const MessageHeader& header) noexcept {
+            ::new (storage) Envelope{header, Payload(std::forward<T>(message))};
+          });
     } else if constexpr (std::is_nothrow_constructible_v<Message, T&&>) {
       return PublishConstructed(
-          sender_id, priority, timestamp_us, [&](void* storage, const MessageHeader& header) noexcept {
+          sender_id, priority, timestamp_us,
+          [&](void* storage, const MessageHeader& header) noexcept {
             ::new (storage)
                 Envelope{header, Payload(std::in_place_type<Message>, std::forward<T>(message))};
           });
@@ -422,16 +439,16 @@ class AsyncBus {
 
   template <typename Construct>
   MCCC_ALWAYS_INLINE bool PublishConstructed(uint32_t sender_id, MessagePriority priority,
-                                             uint64_t timestamp_us, Construct&& construct) noexcept {
+                                             uint64_t timestamp_us,
+                                             Construct&& construct) noexcept {
     const auto priority_index = static_cast<std::size_t>(priority);
     if (MCCC_UNLIKELY(priority_index >= kPriorityCount)) {
       ReportError(LoadMode(), BusError::INVALID_MESSAGE, 0U);
       return false;
     }
     const PerformanceMode mode = LoadMode();
-    const Position limit = mode == PerformanceMode::BARE_METAL
-                               ? static_cast<Position>(kQueueDepth)
-                               : kLimits[priority_index];
+    const Position limit = mode == PerformanceMode::BARE_METAL ? static_cast<Position>(kQueueDepth)
+                                                               : kLimits[priority_index];
     const RingClaim<Position> claim =
         ring_.TryPublish(limit, [&](void* storage, Position position) noexcept {
           // 64-bit positions: the id is the position (plus a constant), written by the producer

@@ -70,8 +70,8 @@ class SubscriptionTable {
 
   /// @brief Stores `callback` for payload alternative `type`. Returns an invalid handle when the
   /// row is full: kMaxCallbacksPerType live subscriptions, or (rarely) when the spare entries
-  /// all hold subscriptions removed during the consumer's current batch. Threadsafe (spin lock), callable from
-  /// inside a callback.
+  /// all hold subscriptions removed during the consumer's current batch. Threadsafe (spin lock),
+  /// callable from inside a callback.
   SubscriptionHandle Add(std::size_t type, Callback&& callback) noexcept {
     ReclaimPending(/*may_wait=*/true);
     detail::SpinLockGuard guard(lock_);
@@ -143,9 +143,15 @@ class SubscriptionTable {
   /// @brief Consumer: marks the end of a dispatch batch and reclaims removed entries if the lock
   /// is free (never waits for it).
   void EndBatch() noexcept {
-    // seq_cst: pairs with Remove's / TakeOneReclaimableLocked's seq_cst epoch loads; everything this batch
-    // did with a callable happens-before a reclaimer that reads the new (even) value.
-    FetchAddSeqCst(dispatch_epoch_);
+    // release, and no RMW: only the consumer writes the epoch. Pairs with the seq_cst (hence
+    // acquire) epoch loads of Remove / TakeOneReclaimableLocked: everything this batch did with a
+    // callable happens-before a reclaimer that reads the new (even) value. The Dekker half lives
+    // in BeginBatch's seq_cst RMW: a seq_cst load that reads this (sequenced-before) value must
+    // precede that RMW in the total order, which is what Remove's even-epoch case relies on.
+    // relaxed load: the consumer reads its own last write.
+    detail::StoreRelease<kSingleCore>(
+        dispatch_epoch_,
+        static_cast<uint32_t>(dispatch_epoch_.load(std::memory_order_relaxed) + 1U));
     ReclaimPending(/*may_wait=*/false);  // the consumer never waits for the lock
   }
 
@@ -196,9 +202,9 @@ class SubscriptionTable {
 
   struct Entry {
     std::atomic<uint8_t> state{kFree};
-    uint32_t removed_epoch{0U};      // under the lock
-    std::size_t callback_id{0U};     // under the lock
-    Callback callback;               // written under the lock while not ACTIVE
+    uint32_t removed_epoch{0U};   // under the lock
+    std::size_t callback_id{0U};  // under the lock
+    Callback callback;            // written under the lock while not ACTIVE
   };
   struct Row {
     std::atomic<uint32_t> used{0U};  // entries [0, used) may be ACTIVE

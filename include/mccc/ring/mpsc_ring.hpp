@@ -38,13 +38,14 @@ namespace mccc {
 /// @brief Result of MpscRing::TryPublish.
 template <typename Position>
 struct RingClaim {
-  bool admitted;        ///< True: the element was constructed and published.
-  Position position;    ///< The position taken (admitted) or the tail observed (refused).
-  Position occupancy;   ///< Occupancy observed when the decision was made.
+  bool admitted;       ///< True: the element was constructed and published.
+  Position position;   ///< The position taken (admitted) or the tail observed (refused).
+  Position occupancy;  ///< Occupancy observed when the decision was made.
 };
 
 /// @brief Bounded MPSC (or SPSC) ring. Elements live inside the slots.
-/// @tparam Element   Stored type; constructed by the producer's callable, destroyed by the consumer.
+/// @tparam Element   Stored type; constructed by the producer's callable, destroyed by the
+/// consumer.
 /// @tparam kCapacity Slot count, a power of two.
 /// @tparam kSingleProducer true: at most one thread publishes at a time (no CAS).
 /// @tparam kSingleCore true: relaxed atomics plus compiler fences, no padding (one-core MCUs).
@@ -57,11 +58,14 @@ class MpscRing {
   static_assert((kCapacity & (kCapacity - 1U)) == 0U,
                 "mccc: queue depth must be a power of two (e.g. 1024, 4096, 131072)");
   static_assert(std::is_unsigned_v<Position>, "mccc: Position must be an unsigned integer type");
-  static_assert(static_cast<uint64_t>(kCapacity) <= (static_cast<uint64_t>(Position(~Position{0})) >> 1U),
+  static_assert(static_cast<uint64_t>(kCapacity) <=
+                    (static_cast<uint64_t>(Position(~Position{0})) >> 1U),
                 "mccc: queue depth must be at most half the Position range");
-  static_assert(std::atomic<Position>::is_always_lock_free,
-                "mccc: ring positions must be lock-free atomics on this target; use a 32-bit Position");
-  static_assert(std::is_nothrow_destructible_v<Element>, "mccc: elements must not throw on destruction");
+  static_assert(
+      std::atomic<Position>::is_always_lock_free,
+      "mccc: ring positions must be lock-free atomics on this target; use a 32-bit Position");
+  static_assert(std::is_nothrow_destructible_v<Element>,
+                "mccc: elements must not throw on destruction");
 
  public:
   /// Number of slots.
@@ -93,16 +97,15 @@ class MpscRing {
   MpscRing& operator=(MpscRing&&) = delete;
 
   /// @brief Destroys the elements still queued. Requires: no producer or consumer is running.
-  ~MpscRing() {
-    DrainAndDestroy();
-  }
+  ~MpscRing() { DrainAndDestroy(); }
 
   /// @brief Claims one slot if the observed occupancy is below `limit`, constructs the element
   /// with `construct(void* storage, Position position)` and publishes it.
   /// Threadsafe for any number of producers (one at a time if kSingleProducer); lock-free
   /// (wait-free if kSingleProducer). `construct` must not throw.
   template <typename Construct>
-  MCCC_ALWAYS_INLINE RingClaim<Position> TryPublish(Position limit, Construct&& construct) noexcept {
+  MCCC_ALWAYS_INLINE RingClaim<Position> TryPublish(Position limit,
+                                                    Construct&& construct) noexcept {
     RingClaim<Position> claim = kSingleProducer ? ClaimSingle(limit) : ClaimMulti(limit);
     if (MCCC_UNLIKELY(!claim.admitted)) {
       return claim;
@@ -194,7 +197,9 @@ class MpscRing {
   }
 
   /// @brief The position the ring started at.
-  Position InitialPosition() const noexcept { return initial_position_; }
+  Position InitialPosition() const noexcept {
+    return initial_position_;
+  }
 
 #if MCCC_ENABLE_TEST_HOOKS
   /// @brief Test hook: called by a producer after it claimed `position` and before it writes
@@ -207,7 +212,8 @@ class MpscRing {
 
  private:
   static constexpr uint32_t kMask = kCapacity - 1U;
-  static constexpr unsigned kLine = detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<Position>>;
+  static constexpr unsigned kLine =
+      detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<Position>>;
 
   struct Slot {
     std::atomic<Position> sequence;
@@ -236,8 +242,8 @@ class MpscRing {
 #if defined(__GNUC__) || defined(__clang__)
       // occupancy + distance < capacity: the slot's previous lap is consumed (cached view).
       if (MCCC_LIKELY(claim.occupancy < kCapacityValue - kPrefetchDistance)) {
-        __builtin_prefetch(&slots_[static_cast<uint32_t>(claim.position + kPrefetchDistance) & kMask],
-                           1, 3);
+        __builtin_prefetch(
+            &slots_[static_cast<uint32_t>(claim.position + kPrefetchDistance) & kMask], 1, 3);
       }
 #endif
     }

@@ -75,7 +75,8 @@ class BusStatistics {
     s.high_priority_dropped = diff.field[kDropped + 2U];
     s.messages_published =
         s.low_priority_published + s.medium_priority_published + s.high_priority_published;
-    s.messages_dropped = s.low_priority_dropped + s.medium_priority_dropped + s.high_priority_dropped;
+    s.messages_dropped =
+        s.low_priority_dropped + s.medium_priority_dropped + s.high_priority_dropped;
     s.messages_processed = diff.field[kProcessed];
     s.processing_errors = diff.field[kErrors];
     return s;
@@ -92,7 +93,8 @@ class BusStatistics {
   }
 
  private:
-  static constexpr unsigned kLine = detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<Counter>>;
+  static constexpr unsigned kLine =
+      detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<Counter>>;
   static constexpr bool kPlainShards = kSingleProducer || (!kSingleCore && kShards > 1U);
 
   struct alignas(kLine) Shard {
@@ -122,7 +124,8 @@ class BusStatistics {
     }
   }
 
-  MCCC_ALWAYS_INLINE void Bump(uint32_t shard, std::atomic<Counter> (Shard::*counters)[kPriorityCount],
+  MCCC_ALWAYS_INLINE void Bump(uint32_t shard,
+                               std::atomic<Counter> (Shard::*counters)[kPriorityCount],
                                MessagePriority priority) noexcept {
     std::atomic<Counter>& counter =
         (shards_[shard].*counters)[static_cast<std::size_t>(priority) % kPriorityCount];
