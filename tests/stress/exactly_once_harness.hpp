@@ -47,7 +47,7 @@
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
 
-#include "stress_knobs.hpp"
+#include "stress_support.hpp"
 
 namespace mccc_stress {
 
@@ -521,18 +521,7 @@ void RunScenario(const Scenario& scenario) {
     const auto process = [&]() -> uint32_t {
       return scenario.use_visitor ? bus->ProcessBatchWith(visitor) : bus->ProcessBatch();
     };
-    for (;;) {
-      if (process() != 0U) {
-        continue;
-      }
-      if (producers_done.load(std::memory_order_acquire)) {
-        // Every producer has been joined: all claimed slots are written. Drain and stop.
-        while (process() != 0U) {
-        }
-        break;
-      }
-      bus->WaitForMessages(1000U);
-    }
+    ConsumeUntilProducersDone(*bus, process, producers_done);
   });
 
   std::vector<std::thread> producers;

@@ -35,7 +35,7 @@
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
 
-#include "stress_knobs.hpp"
+#include "stress_support.hpp"
 
 namespace {
 

@@ -1,10 +1,12 @@
-// Shared knobs of the stress tests: how long and how hard they run.
+// Shared support of the stress tests: how long and how hard they run, and the consumer loop.
 //   MCCC_STRESS_SCALE=<x>    multiplies message counts (default 1; 0.1 under TSan, 0.3 under ASan
 //                            or without optimisation, chosen automatically)
 //   MCCC_STRESS_SECONDS=<s>  run each case for s seconds instead of a message count
-#ifndef MCCC_TESTS_STRESS_STRESS_KNOBS_HPP_
-#define MCCC_TESTS_STRESS_STRESS_KNOBS_HPP_
+#ifndef MCCC_TESTS_STRESS_STRESS_SUPPORT_HPP_
+#define MCCC_TESTS_STRESS_STRESS_SUPPORT_HPP_
 
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 
 #if defined(__SANITIZE_THREAD__)
@@ -59,6 +61,26 @@ inline double StressSeconds() {
   return EnvDouble("MCCC_STRESS_SECONDS", 0.0);
 }
 
+/// The consumer thread's loop: dispatch with `process()` (ProcessBatch or ProcessBatchWith),
+/// sleep in WaitForMessages when idle, and once `producers_done` is set (every producer joined,
+/// so every claimed slot is written) drain what is left and return.
+template <typename Bus, typename Process>
+void ConsumeUntilProducersDone(Bus& bus, Process&& process,
+                               const std::atomic<bool>& producers_done) {
+  for (;;) {
+    if (process() != 0U) {
+      continue;
+    }
+    // acquire: pairs with the release store made after joining the producers.
+    if (producers_done.load(std::memory_order_acquire)) {
+      while (process() != 0U) {
+      }
+      return;
+    }
+    bus.WaitForMessages(1000U);
+  }
+}
+
 }  // namespace mccc_stress
 
-#endif  // MCCC_TESTS_STRESS_STRESS_KNOBS_HPP_
+#endif  // MCCC_TESTS_STRESS_STRESS_SUPPORT_HPP_
