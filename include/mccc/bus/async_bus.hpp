@@ -379,6 +379,7 @@ class AsyncBus {
     }
     ~ConsumerScope() {
 #if MCCC_ENABLE_ASSERTS
+      // release: pairs with the next consumer's acquire exchange in the constructor.
       bus_.consumer_active_.store(false, std::memory_order_release);
 #endif
     }

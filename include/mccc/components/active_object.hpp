@@ -224,6 +224,7 @@ class ActiveObject {
     startup_done_.store(false, std::memory_order_relaxed);
     running_.store(true, std::memory_order_relaxed);
     if (!CreateThread()) {
+      // relaxed: no thread was created; only this thread reads it from here on.
       running_.store(false, std::memory_order_relaxed);
       result.status = StartStatus::kThreadCreationFailed;
       return result;
