@@ -573,12 +573,7 @@ void RunScenario(const Scenario& scenario) {
     refused_total += attempted[i] - admitted[i];
   }
   if (scenario.mode == PerformanceMode::FULL_FEATURED) {
-    EXPECT_EQ(s.low_priority_published, admitted[0]);
-    EXPECT_EQ(s.medium_priority_published, admitted[1]);
-    EXPECT_EQ(s.high_priority_published, admitted[2]);
-    EXPECT_EQ(s.low_priority_dropped, attempted[0] - admitted[0]);
-    EXPECT_EQ(s.medium_priority_dropped, attempted[1] - admitted[1]);
-    EXPECT_EQ(s.high_priority_dropped, attempted[2] - admitted[2]);
+    ExpectPerPriorityCounts(s, attempted, admitted);
     EXPECT_EQ(s.messages_published, admitted_total);
     EXPECT_EQ(s.messages_dropped, refused_total);
     EXPECT_EQ(s.messages_processed, checker.delivered());

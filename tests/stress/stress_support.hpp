@@ -5,9 +5,14 @@
 #ifndef MCCC_TESTS_STRESS_STRESS_SUPPORT_HPP_
 #define MCCC_TESTS_STRESS_STRESS_SUPPORT_HPP_
 
+#include <gtest/gtest.h>
+
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+
+#include "mccc/message.hpp"
 
 #if defined(__SANITIZE_THREAD__)
 #define MCCC_STRESS_TSAN 1
@@ -79,6 +84,19 @@ void ConsumeUntilProducersDone(Bus& bus, Process&& process,
     }
     bus.WaitForMessages(1000U);
   }
+}
+
+/// Per priority (index = MessagePriority), the bus counted exactly what the producers recorded:
+/// published == admitted and dropped == attempted - admitted.
+inline void ExpectPerPriorityCounts(const mccc::BusStatisticsSnapshot& s,
+                                    const std::array<uint64_t, mccc::kPriorityCount>& attempted,
+                                    const std::array<uint64_t, mccc::kPriorityCount>& admitted) {
+  EXPECT_EQ(s.low_priority_published, admitted[0]);
+  EXPECT_EQ(s.medium_priority_published, admitted[1]);
+  EXPECT_EQ(s.high_priority_published, admitted[2]);
+  EXPECT_EQ(s.low_priority_dropped, attempted[0] - admitted[0]);
+  EXPECT_EQ(s.medium_priority_dropped, attempted[1] - admitted[1]);
+  EXPECT_EQ(s.high_priority_dropped, attempted[2] - admitted[2]);
 }
 
 }  // namespace mccc_stress

@@ -236,10 +236,7 @@ class AsyncBus {
           });
         });
     table_.EndBatch();
-    PublishIdBase();
-    if (mode == PerformanceMode::FULL_FEATURED) {
-      stats_.CountProcessed(processed, errors);
-    }
+    FinishBatch(mode, processed, errors);
     return processed;
   }
 
@@ -265,10 +262,7 @@ class AsyncBus {
             ReportError(mode, BusError::PROCESSING_ERROR, envelope.header.msg_id);
           }
         });
-    PublishIdBase();
-    if (mode == PerformanceMode::FULL_FEATURED) {
-      stats_.CountProcessed(processed, errors);
-    }
+    FinishBatch(mode, processed, errors);
     return processed;
   }
 
@@ -522,10 +516,14 @@ class AsyncBus {
     }
   }
 
-  /// Consumer, after a batch: publishes where the id sequence stands (32-bit positions only).
-  void PublishIdBase() noexcept {
+  /// Consumer, after a batch: publishes where the id sequence stands (32-bit positions only)
+  /// and counts the batch (FULL_FEATURED only).
+  void FinishBatch(PerformanceMode mode, uint32_t processed, uint32_t errors) noexcept {
     if constexpr (!kProducerAssignsIds) {
       id_base_.Publish(next_msg_id_, static_cast<uint32_t>(ring_.ConsumedPosition()));
+    }
+    if (mode == PerformanceMode::FULL_FEATURED) {
+      stats_.CountProcessed(processed, errors);
     }
   }
 

@@ -88,7 +88,6 @@ class MpscRing {
     producer_.cached_head.store(initial_position, std::memory_order_relaxed);
     consumer_.head.store(initial_position, std::memory_order_relaxed);
     consumer_.local_head = initial_position;
-    initial_position_ = initial_position;
   }
 
   MpscRing(const MpscRing&) = delete;
@@ -184,7 +183,7 @@ class MpscRing {
     return occupancy > kCapacityValue ? kCapacityValue : occupancy;
   }
 
-  /// @brief Snapshot of the consumer position (total consumed = ConsumedPosition() - initial).
+  /// @brief Snapshot of the consumer position (the next position to consume).
   Position ConsumedPosition() const noexcept {
     // acquire: pairs with the consumer's release in ConsumeBatch (a monotonic snapshot).
     return detail::LoadAcquire<kSingleCore>(consumer_.head);
@@ -194,11 +193,6 @@ class MpscRing {
   Position ClaimedPosition() const noexcept {
     // acquire: pairs with the tail CAS / single-producer release store (a monotonic snapshot).
     return detail::LoadAcquire<kSingleCore>(producer_.tail);
-  }
-
-  /// @brief The position the ring started at.
-  Position InitialPosition() const noexcept {
-    return initial_position_;
   }
 
 #if MCCC_ENABLE_TEST_HOOKS
@@ -352,7 +346,6 @@ class MpscRing {
   std::atomic<bool> single_producer_active_{false};
 #endif
   alignas(kLine) ConsumerLine consumer_;
-  Position initial_position_{0U};
 #if MCCC_ENABLE_TEST_HOOKS
   void (*after_claim_hook_)(void*, Position) = nullptr;
   void* after_claim_context_ = nullptr;
