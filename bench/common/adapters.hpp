@@ -11,6 +11,8 @@
 ///   void Flush(Producer&);                  // end of the producer's run
 ///   Consumer MakeConsumer();                // on the consumer thread
 ///   std::size_t Poll(Consumer&);            // delivers what is ready to the sink, returns count
+/// and optionally `static constexpr std::size_t kMaxCapacity;` (most messages its queue can hold,
+/// when that is below what a run needs; publish-only is skipped beyond it).
 /// A "family" struct names the adapter (`template <class P, class S> using Type = ...`).
 #ifndef MCCC_BENCH_COMMON_ADAPTERS_HPP_
 #define MCCC_BENCH_COMMON_ADAPTERS_HPP_
@@ -105,16 +107,14 @@ enum class Stamp { kClock, kCallerTimestamp };
 struct SpscTraits : mccc::DefaultBusTraits {
   static constexpr bool kSingleProducer = true;  ///< See DefaultBusTraits.
 };
-#if MCCC_HAS_TSC_CLOCK
-/// @brief Default traits with the rdtsc clock instead of steady_clock.
-struct TscTraits : mccc::DefaultBusTraits {
-  using Clock = mccc::TscClock;  ///< See DefaultBusTraits.
+/// @brief Default traits, but timestamps from steady_clock (the default is TscClock on x86).
+struct SteadyTraits : mccc::DefaultBusTraits {
+  using Clock = mccc::SteadyClock;  ///< See DefaultBusTraits.
 };
-/// @brief Single producer with the rdtsc clock.
-struct SpscTscTraits : SpscTraits {
-  using Clock = mccc::TscClock;  ///< See DefaultBusTraits.
+/// @brief Single producer, timestamps from steady_clock.
+struct SpscSteadyTraits : SpscTraits {
+  using Clock = mccc::SteadyClock;  ///< See DefaultBusTraits.
 };
-#endif
 
 /// @brief An mccc::AsyncBus driven through its public API.
 template <typename P, typename Sink, typename Traits, mccc::PerformanceMode kMode,
@@ -364,9 +364,21 @@ Outcome RunE2E(uint64_t messages, int producers, bool* pinned) {
   return out;
 }
 
+/// @brief Adapter::kMaxCapacity if declared, else unlimited.
+template <typename Adapter, typename = void>
+struct MaxCapacity {
+  static constexpr uint64_t value = ~uint64_t{0};
+};
+/// @brief See the primary template.
+template <typename Adapter>
+struct MaxCapacity<Adapter, std::void_t<decltype(Adapter::kMaxCapacity)>> {
+  static constexpr uint64_t value = Adapter::kMaxCapacity;
+};
+
 /// @brief Publish-only: one thread (core 0) pushes `messages` into an empty queue larger than
 /// that; the time of the pushes alone, in ns per message. The queue is then drained and checked
-/// (untimed). Any refused push makes the result invalid.
+/// (untimed). Any refused push makes the result invalid. Skipped for synchronous adapters and
+/// for adapters whose queue cannot hold `messages` (kMaxCapacity).
 template <typename Family>
 Outcome RunPublishOnly(uint64_t messages, bool* pinned) {
   using Adapter = typename Family::template Type<Msg24, SeqSink>;
@@ -375,6 +387,10 @@ Outcome RunPublishOnly(uint64_t messages, bool* pinned) {
     out.skipped = true;
     return out;
   } else {
+    if (messages > MaxCapacity<Adapter>::value) {
+      out.skipped = true;
+      return out;
+    }
     auto sink = std::make_unique<SeqSink>();
     Options options;
     options.capacity = 131072U;

@@ -6,8 +6,10 @@
 #define MCCC_BENCH_COMMON_PEERS_HPP_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -40,6 +42,10 @@
 #endif
 #if MCCC_BENCH_HAVE_SIGSLOT
 #include <sigslot/signal.hpp>
+#endif
+#if MCCC_BENCH_HAVE_QPCPP
+// Last: QP defines macros (POST, POST_X, Q_NEW_X, Q_ASSERT, ...) that nothing before it may see.
+#include <qpcpp.hpp>
 #endif
 
 namespace mccc_bench {
@@ -274,8 +280,20 @@ struct ZmqFamily {
 #endif
 
 #if MCCC_BENCH_HAVE_EVENTPP
-/// @brief eventpp::EventQueue (default thread-safe policy): enqueue on the producer, process()
-/// on the consumer, one listener.
+/// @brief eventpp::EventQueue (default thread-safe policy): enqueue on the producer; on the
+/// consumer waitFor(0 ns), then process(); one listener.
+///
+/// process() starts with an unlocked `queueList.empty()` check (a plain read of the std::list
+/// the producer splices into under the queue mutex). Called alone in a polling loop that does no
+/// other synchronisation, the compiler may inline it and hoist that read out of the loop: once the
+/// consumer saw the queue empty it spun on a register for ever (the old "64-byte hang"; GCC 12
+/// -O3 inlined process() into the 64/128/256-byte consumers and not into the 24-byte one).
+/// eventpp's documentation (doc/eventqueue.md, emptyQueue()) warns about exactly this dead loop
+/// and gives `waitFor(std::chrono::nanoseconds(0))` as the safe check: it evaluates the check
+/// under the queue mutex and returns at once (false) when nothing is queued. That is the only
+/// non-blocking check eventpp documents as safe, and it has a price: on an empty queue it is a
+/// condition-variable wait with an expired deadline (a futex system call), and a producer that
+/// enqueues meanwhile finds a waiter to wake. It shows most in the one-in-flight latency run.
 template <typename P, typename Sink>
 class EventppAdapter {
  public:
@@ -295,6 +313,9 @@ class EventppAdapter {
   void Flush(Producer&) {}
   Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
+    if (!q_.waitFor(std::chrono::nanoseconds(0))) {
+      return 0U;
+    }
     const uint64_t before = sink_->count;
     q_.process();
     return static_cast<std::size_t>(sink_->count - before);
@@ -307,6 +328,177 @@ class EventppAdapter {
 struct EventppFamily {
   template <typename P, typename S>
   using Type = EventppAdapter<P, S>;
+};
+#endif
+
+#if MCCC_BENCH_HAVE_QPCPP
+/// QP/C++ pieces shared by all payload sizes (see QpcppAdapter).
+namespace qpcpp_peer {
+
+/// Signal of the payload event (the first user signal).
+constexpr QP::QSignal kPayloadSig = QP::Q_USER_SIG;
+/// Ring entries of each active object's queue: with QF_EQUEUE_CTR_SIZE 2 (bench/qpcpp/
+/// qp_config.hpp) the most QP allows; the queue holds this plus its front slot.
+constexpr std::uint_fast16_t kQueueLen = 65534U;
+/// Events an active object's queue holds.
+constexpr std::size_t kQueueEvents = kQueueLen + 1U;
+/// Blocks per event pool: a full queue, the event being dispatched and one being filled by each
+/// producer, rounded up; so the pool never runs dry before the queue is full.
+constexpr std::size_t kPoolBlocks = kQueueEvents + 64U;
+
+/// @brief The payload as a QP event (a QEvt subclass). Never constructed: Q_NEW_X takes a block
+/// from the event pool and sets the QEvt header, the producer then fills `payload`.
+template <typename P>
+struct PayloadEvt : QP::QEvt {
+  P payload;  ///< The benchmark payload (carries the sequence number).
+};
+
+/// @brief Initialises one event pool for events of type E, kPoolBlocks blocks (QMPool rounds a
+/// block up to whole pointers, at least two; the storage is sized the same way and lives for the
+/// process, as QF keeps using it).
+template <typename E>
+void InitPool() {
+  constexpr std::size_t kWords =
+      sizeof(E) <= 2U * sizeof(void*) ? 2U : (sizeof(E) + sizeof(void*) - 1U) / sizeof(void*);
+  void** const storage = new void*[kWords * kPoolBlocks];
+  QP::QF::poolInit(storage, static_cast<std::uint_fast32_t>(sizeof(void*) * kWords * kPoolBlocks),
+                   static_cast<std::uint_fast16_t>(sizeof(E)));
+}
+
+/// @brief QF::init() and the four event pools, once per process. QF::poolInit requires the pools
+/// in increasing order of event size. QF::init() also locks the port's start-up mutex, which only
+/// QF::run() releases; the benchmark never calls QF::run() (see QpcppAdapter).
+inline void EnsureFramework() {
+  static const bool initialised = []() {
+    QP::QF::init();
+    InitPool<PayloadEvt<Msg24>>();
+    InitPool<PayloadEvt<Msg64>>();
+    InitPool<PayloadEvt<Msg128>>();
+    InitPool<PayloadEvt<Msg256>>();
+    return true;
+  }();
+  static_cast<void>(initialised);
+}
+
+/// @brief Next free QF priority (each active object needs its own, 1..QF_MAX_ACTIVE).
+inline std::uint8_t NextPriority() {
+  static std::uint8_t next = 0U;
+  next = static_cast<std::uint8_t>(next + 1U);
+  if (static_cast<unsigned>(next) > static_cast<unsigned>(QF_MAX_ACTIVE)) {
+    std::abort();
+  }
+  return next;
+}
+
+/// @brief The consuming active object: a two-state QHsm-style machine whose `Active` state
+/// handler hands every payload event to the sink. One per payload and sink type, started once
+/// and kept for the process: QActive::start() creates a p-thread that stays parked on the
+/// start-up mutex (see QpcppAdapter), so one object per type bounds those threads to five.
+template <typename P, typename Sink>
+class PayloadAo final : public QP::QActive {
+ public:
+  /// @brief The instance for <P, Sink>, started on first use.
+  static PayloadAo& Instance() {
+    static PayloadAo* const ao = []() {
+      EnsureFramework();
+      static PayloadAo object;
+      static std::unique_ptr<QP::QEvtPtr[]> queue(new QP::QEvtPtr[kQueueLen]);
+      object.start(NextPriority(), queue.get(), kQueueLen, nullptr, 0U);
+      return &object;
+    }();
+    return *ao;
+  }
+
+  /// @brief Where dispatched payloads go (nullptr: dropped).
+  void SetSink(Sink* sink) { sink_ = sink; }
+
+  /// @brief What the POSIX port's active-object thread does per event (QActive::evtLoop_ in
+  /// ports/posix/qf_port.cpp: get_(), dispatch(), QF::gc()), for the events queued now and
+  /// without its blocking wait: getQueueUse() reads the queue's count inside QF's critical
+  /// section, and get_() only blocks on an empty queue. Returns the events dispatched.
+  std::size_t DispatchQueued() {
+    const std::uint8_t prio = getPrio();
+    const std::uint16_t n = QP::QActive::getQueueUse(prio);
+    for (std::uint16_t i = 0U; i < n; ++i) {
+      QP::QEvt const* const e = get_();
+      dispatch(e, prio);
+      QP::QF::gc(e);
+    }
+    return n;
+  }
+
+ private:
+  PayloadAo() noexcept : QP::QActive(&PayloadAo::Initial) {}
+
+  static QP::QState Initial(void* const me, QP::QEvt const* const e) {
+    static_cast<void>(e);
+    return static_cast<PayloadAo*>(me)->tran(&PayloadAo::Active);
+  }
+
+  static QP::QState Active(void* const me, QP::QEvt const* const e) {
+    PayloadAo* const self = static_cast<PayloadAo*>(me);
+    if (e->sig == kPayloadSig) {
+      if (self->sink_ != nullptr) {
+        (*self->sink_)(static_cast<PayloadEvt<P> const*>(e)->payload);
+      }
+      return Q_RET_HANDLED;
+    }
+    return self->super(&QP::QAsm::top);
+  }
+
+  Sink* sink_ = nullptr;
+};
+
+}  // namespace qpcpp_peer
+
+/// @brief QP/C++ (POSIX port): the producer allocates a dynamic event from a QF event pool
+/// (Q_NEW_X, margin 0) and posts it to an active object (POST_X, margin 0: a full queue is a
+/// refusal, and postx_ recycles the refused event); the active object's state handler delivers
+/// the payload to the sink.
+///
+/// The active object's event loop runs on the harness's consumer thread: Poll() does what the
+/// port's per-AO p-thread does (get_, dispatch, gc) for the events queued, without blocking.
+/// QActive::start() still creates that p-thread, but it waits on the port's start-up mutex until
+/// QF::run(), which the benchmark never calls, so it never takes an event. Posting from several
+/// threads is supported (QF critical sections are one process-wide mutex in this port).
+template <typename P, typename Sink>
+class QpcppAdapter {
+ public:
+  static constexpr int kMaxProducers = mccc_bench::kMaxProducers;
+  static constexpr bool kSynchronous = false;
+  static constexpr std::size_t kMaxCapacity = qpcpp_peer::kQueueEvents;
+  using Ao = qpcpp_peer::PayloadAo<P, Sink>;
+  using Evt = qpcpp_peer::PayloadEvt<P>;
+
+  QpcppAdapter(const Options&, Sink& sink) : ao_(&Ao::Instance()) { ao_->SetSink(&sink); }
+  ~QpcppAdapter() {
+    ao_->SetSink(nullptr);
+    ao_->DispatchQueued();  // leave the shared active object empty for the next run
+  }
+  QpcppAdapter(const QpcppAdapter&) = delete;
+  QpcppAdapter& operator=(const QpcppAdapter&) = delete;
+
+  struct Producer {};
+  struct Consumer {};
+  Producer MakeProducer(int) { return Producer{}; }
+  bool TryPush(Producer&, const P& m) {
+    Evt* const e = Q_NEW_X(Evt, 0U, qpcpp_peer::kPayloadSig);
+    if (e == nullptr) {
+      return false;
+    }
+    e->payload = m;
+    return ao_->POST_X(e, 0U, nullptr);
+  }
+  void Flush(Producer&) {}
+  Consumer MakeConsumer() { return Consumer{}; }
+  std::size_t Poll(Consumer&) { return ao_->DispatchQueued(); }
+
+ private:
+  Ao* ao_;
+};
+struct QpcppFamily {
+  template <typename P, typename S>
+  using Type = QpcppAdapter<P, S>;
 };
 #endif
 

@@ -7,9 +7,17 @@
 #include <cstdint>
 
 #include "mccc/config.hpp"
+#include "mccc/detail/tsc_timeline.hpp"
 
 #if MCCC_HOSTED
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#endif
+#if MCCC_HOSTED && !defined(__linux__) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #endif
 
 namespace mccc {
@@ -34,61 +42,218 @@ struct SteadyClock {
 };
 #endif
 
-#if MCCC_HOSTED && (defined(__x86_64__) || defined(__i386__)) && \
-    (defined(__GNUC__) || defined(__clang__))
-/// @brief A cycle-counter clock for x86 with an invariant TSC: one `rdtsc` (~7 ns) instead of a
-/// clock_gettime call. The tick rate is measured once against steady_clock (about 2 ms, on first
-/// use, thread-safe static initialisation); readings are monotonic per core and consistent across
-/// cores on CPUs with an invariant, synchronised TSC (all x86-64 server and desktop parts since
-/// ~2008). Do not use it on a CPU without `constant_tsc`/`nonstop_tsc` in /proc/cpuinfo.
+#if MCCC_HOSTED && MCCC_HAS_TSC_TIMELINE && (defined(__x86_64__) || defined(__i386__))
+/// @brief steady_clock's time line read from the x86 cycle counter: one `rdtsc` (~7 ns) and a
+/// few loads from a read-mostly line, instead of a clock_gettime call (~17 ns; it also
+/// serialises the pipeline). The hosted x86 default.
+///
+/// - Readings are microseconds of steady_clock's epoch: comparable with SteadyClock::NowUs().
+/// - A line ticks -> nanoseconds is calibrated on first use (about 1 ms; AsyncBus's constructor
+///   takes that first reading, so a publish never pays it). Every ~50 ms the thread that notices
+///   re-reads steady_clock and steers the line back onto it (detail/tsc_timeline.hpp): the rate
+///   is measured over the whole uptime, and the error is removed over the next 50 ms (at most
+///   500 ppm), so the distance to
+///   steady_clock stays within a few microseconds and readings never go backwards.
+/// - Used only where the TSC is trustworthy: on Linux when the kernel itself runs on the `tsc`
+///   clocksource (it checked that the counter is invariant and synchronised across CPUs),
+///   elsewhere when CPUID reports an invariant TSC. Otherwise every call is SteadyClock::NowUs().
+/// Threadsafe, lock-free (a reader retries only while a resynchronisation is being written).
 struct TscClock {
-  // 128-bit intermediate arithmetic (a GNU extension, hence __extension__ for -Wpedantic).
-  __extension__ using Wide = unsigned __int128;
-
-  /// @brief Microseconds since the first call (the calibration point).
+  /// @brief Microseconds on steady_clock's time line.
   static uint64_t NowUs() noexcept {
-    const Calibration& cal = Get();
-    const uint64_t ticks = __builtin_ia32_rdtsc() - cal.base_ticks;
-    // 128-bit product keeps full precision for centuries of uptime at any realistic TSC rate.
-    return static_cast<uint64_t>((static_cast<Wide>(ticks) * cal.us_per_tick_q32) >> 32U);
+    State& state = Get();
+    if (MCCC_UNLIKELY(!state.usable)) {
+      return SteadyClock::NowUs();
+    }
+    detail::TscLine line{};
+    uint64_t ticks = 0U;
+    for (;;) {
+      // Seqlock read. acquire: pairs with the writer's final release store of `version`; the
+      // line read after it is at least as new as that version.
+      const uint32_t before = state.version.load(std::memory_order_acquire);
+      // acquire (four loads; a plain load on x86, and no fence instruction, which TSan cannot
+      // model): each pairs with the writer's release store of the same field, so a reader that
+      // sees any new field also sees the odd version stored before it, and the version load
+      // below cannot move above these loads.
+      line.anchor_ticks = state.anchor_ticks.load(std::memory_order_acquire);
+      line.anchor_ns = state.anchor_ns.load(std::memory_order_acquire);
+      line.slope_q32 = state.slope_q32.load(std::memory_order_acquire);
+      line.base_slope_q32 = state.base_slope_q32.load(std::memory_order_acquire);
+      ticks = __builtin_ia32_rdtsc();
+      // relaxed: ordered after the line loads by their acquire; an unchanged even version means
+      // no writer stored a field in between.
+      if (before == state.version.load(std::memory_order_relaxed) && (before & 1U) == 0U) {
+        break;
+      }
+    }
+    if (MCCC_UNLIKELY(detail::TscResyncDue(line, ticks, state.steering))) {
+      Resynchronise(state, line.anchor_ticks);
+    }
+    return detail::TscEvaluate(line, ticks, state.steering.period_ticks) / 1000U;
   }
+
+  /// @brief True when readings come from the cycle counter (false: every call is SteadyClock).
+  static bool UsesCycleCounter() noexcept { return Get().usable; }
 
  private:
-  struct Calibration {
-    uint64_t base_ticks;
-    uint64_t us_per_tick_q32;  // microseconds per tick, fixed point with 32 fraction bits
+  struct alignas(64) State {
+    std::atomic<uint32_t> version{0U};  // seqlock: odd while the line is being replaced
+    std::atomic<uint64_t> anchor_ticks{0U};
+    std::atomic<uint64_t> anchor_ns{0U};
+    std::atomic<uint64_t> slope_q32{1U};
+    std::atomic<uint64_t> base_slope_q32{1U};
+    // Immutable after construction: the first calibration point and the tunables.
+    uint64_t first_ticks = 0U;
+    uint64_t first_ns = 0U;
+    detail::TscSteering steering{~uint64_t{0} >> 2U, 0U, 0U, 0U};
+    bool usable = false;
+    std::atomic<bool> resync_busy{false};
+
+    State() noexcept { Initialise(*this); }
   };
 
-  static const Calibration& Get() noexcept {
-    static const Calibration cal = Calibrate();
-    return cal;
+  static State& Get() noexcept {
+    // Thread-safe static initialisation (C++11): the first caller calibrates, others wait.
+    static State state;
+    return state;
   }
 
-  static Calibration Calibrate() noexcept {
-    using std::chrono::steady_clock;
-    const auto t0 = steady_clock::now();
-    const uint64_t c0 = __builtin_ia32_rdtsc();
-    auto t1 = t0;
-    while (t1 - t0 < std::chrono::milliseconds(2)) {
-      t1 = steady_clock::now();
+  static uint64_t SteadyNs() noexcept {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+  }
+
+  /// One reference reading bracketed by two tick readings; false if the bracket is wide (the
+  /// thread was interrupted), so the pair would be imprecise.
+  static bool ReadPair(uint64_t* ticks, uint64_t* ns) noexcept {
+    const uint64_t t0 = __builtin_ia32_rdtsc();
+    const uint64_t reference = SteadyNs();
+    const uint64_t t1 = __builtin_ia32_rdtsc();
+    if (t1 < t0 || t1 - t0 > 20000U) {
+      return false;
     }
-    const uint64_t c1 = __builtin_ia32_rdtsc();
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
-    const uint64_t ticks = (c1 > c0) ? (c1 - c0) : 1U;
-    // us/tick = ns / 1000 / ticks, scaled by 2^32.
-    const auto q32 =
-        static_cast<uint64_t>((static_cast<Wide>(ns) << 32U) / (static_cast<Wide>(ticks) * 1000U));
-    return Calibration{c1, q32 == 0U ? 1U : q32};
+    *ticks = t0 + (t1 - t0) / 2U;
+    *ns = reference;
+    return true;
+  }
+
+  static bool CounterIsTrustworthy() noexcept;
+
+  static void Initialise(State& state) noexcept {
+    if (!CounterIsTrustworthy()) {
+      return;
+    }
+    uint64_t t0 = 0U;
+    uint64_t n0 = 0U;
+    uint64_t t1 = 0U;
+    uint64_t n1 = 0U;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      if (!ReadPair(&t0, &n0)) {
+        continue;
+      }
+      uint64_t now = n0;
+      while (now - n0 < 1000000U) {  // about 1 ms of spinning, once per process
+        now = SteadyNs();
+      }
+      if (ReadPair(&t1, &n1)) {
+        break;
+      }
+      t1 = 0U;
+    }
+    const uint64_t slope = detail::TscSlopeBetween(t0, n0, t1, n1, 0U);
+    if (t1 == 0U || slope == 0U) {
+      return;  // no clean calibration: stay on steady_clock
+    }
+    state.first_ticks = t1;
+    state.first_ns = n1;
+    // relaxed: the state is published by the static initialisation that runs this.
+    state.anchor_ticks.store(t1, std::memory_order_relaxed);
+    state.anchor_ns.store(n1, std::memory_order_relaxed);
+    state.slope_q32.store(slope, std::memory_order_relaxed);
+    state.base_slope_q32.store(slope, std::memory_order_relaxed);
+    const uint64_t ticks_per_ms = (uint64_t{1000000} << 32U) / slope;
+    // Steer over 50 ms, anchors 20 us off the resynchronisation tick, at most 500 ppm (what NTP
+    // allows steady_clock itself), jump forwards past 1 ms.
+    state.steering = detail::TscSteering{50U * ticks_per_ms, ticks_per_ms / 50U, 500U, 1000000U};
+    state.usable = true;
+  }
+
+  /// Cold path: one thread at a time replaces the line (the others keep reading the old one,
+  /// which stays valid: it only drifts slowly).
+  MCCC_NOINLINE static void Resynchronise(State& state, uint64_t seen_anchor_ticks) noexcept {
+    // relaxed pre-check, then acquire exchange: pairs with the release store that frees the flag,
+    // so the next writer starts from the line the previous one wrote.
+    if (state.resync_busy.load(std::memory_order_relaxed) ||
+        state.resync_busy.exchange(true, std::memory_order_acquire)) {
+      return;
+    }
+    // relaxed: only the flag holder writes the line, and it wrote (or saw, via the flag) the
+    // latest one; the line the caller saw may be older than that if another thread resynchronised
+    // meanwhile.
+    const detail::TscLine current{state.anchor_ticks.load(std::memory_order_relaxed),
+                                  state.anchor_ns.load(std::memory_order_relaxed),
+                                  state.slope_q32.load(std::memory_order_relaxed),
+                                  state.base_slope_q32.load(std::memory_order_relaxed)};
+    uint64_t ticks = 0U;
+    uint64_t ns = 0U;
+    if (current.anchor_ticks == seen_anchor_ticks && ReadPair(&ticks, &ns)) {
+      const detail::TscLine next = detail::TscNextLine(current, state.first_ticks, state.first_ns,
+                                                       ticks, ns, state.steering);
+      const uint32_t v = state.version.load(std::memory_order_relaxed);
+      // relaxed: the release stores of the fields below keep this odd version before them.
+      state.version.store(v + 1U, std::memory_order_relaxed);
+      // release (four stores): pair with the readers' acquire loads of the fields (see there).
+      state.anchor_ticks.store(next.anchor_ticks, std::memory_order_release);
+      state.anchor_ns.store(next.anchor_ns, std::memory_order_release);
+      state.slope_q32.store(next.slope_q32, std::memory_order_release);
+      state.base_slope_q32.store(next.base_slope_q32, std::memory_order_release);
+      // release: pairs with the readers' acquire load of `version` (the new line is complete).
+      state.version.store(v + 2U, std::memory_order_release);
+    }
+    // release: pairs with the acquire exchange of the next writer.
+    state.resync_busy.store(false, std::memory_order_release);
   }
 };
+
+inline bool TscClock::CounterIsTrustworthy() noexcept {
+#if defined(__linux__)
+  // The kernel keeps `tsc` as its clocksource only after checking that the counter is invariant
+  // and synchronised across CPUs (and drops it if it later misbehaves); trust its verdict.
+  std::FILE* file =
+      std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (file == nullptr) {
+    return false;
+  }
+  char name[16] = {};
+  const bool read = std::fgets(name, sizeof(name), file) != nullptr;
+  static_cast<void>(std::fclose(file));
+  return read && std::strncmp(name, "tsc\n", 4U) == 0;
+#else
+  // CPUID leaf 0x80000007, EDX bit 8: invariant TSC (constant rate in every P-, C- and T-state).
+  unsigned eax = 0U;
+  unsigned ebx = 0U;
+  unsigned ecx = 0U;
+  unsigned edx = 0U;
+  if (__get_cpuid(0x80000007U, &eax, &ebx, &ecx, &edx) == 0) {
+    return false;
+  }
+  return (edx & (1U << 8U)) != 0U;
+#endif
+}
 #define MCCC_HAS_TSC_CLOCK 1
 #else
 #define MCCC_HAS_TSC_CLOCK 0
 #endif
 
-/// @brief The clock DefaultBusTraits uses: steady_clock where there is an OS, else NullClock
-/// (an MCU supplies its tick counter through its traits: `using Clock = MyTickClock;`).
-#if MCCC_HOSTED
+/// @brief The clock DefaultBusTraits uses: TscClock on hosted x86 (steady_clock's time line at
+/// the cost of one rdtsc; it falls back to steady_clock by itself where the counter is not
+/// trustworthy), SteadyClock on other hosted systems, NullClock without an OS (an MCU supplies
+/// its tick counter through its traits: `using Clock = MyTickClock;`). MCCC_DEFAULT_CLOCK_STEADY=1
+/// keeps SteadyClock everywhere.
+#if MCCC_HAS_TSC_CLOCK && !MCCC_DEFAULT_CLOCK_STEADY
+using DefaultClock = TscClock;
+#elif MCCC_HOSTED
 using DefaultClock = SteadyClock;
 #else
 using DefaultClock = NullClock;

@@ -94,6 +94,12 @@
 #endif
 #endif
 
+/// 1 = DefaultBusTraits timestamps with SteadyClock (a clock_gettime per publish) even on x86,
+/// where the default is TscClock (steady_clock's time line read from the cycle counter).
+#ifndef MCCC_DEFAULT_CLOCK_STEADY
+#define MCCC_DEFAULT_CLOCK_STEADY 0
+#endif
+
 /// Test-only hooks (initial ring position, a pause between claiming a slot and publishing it).
 /// Compiled out of normal builds; the reliability tests define MCCC_ENABLE_TEST_HOOKS=1.
 #ifndef MCCC_ENABLE_TEST_HOOKS

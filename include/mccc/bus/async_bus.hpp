@@ -75,7 +75,9 @@ class AsyncBus {
   /// @brief A bus with an empty queue and no subscribers. Allocates nothing: the ring is a
   /// member, so give large buses static or heap storage (Instance(), std::make_unique).
   AsyncBus() noexcept
-      : msg_id_offset_(1U), ring_(Position{0U}), next_msg_id_(1U), id_base_(1U, 0U) {}
+      : msg_id_offset_(1U), ring_(Position{0U}), next_msg_id_(1U), id_base_(1U, 0U) {
+    WarmUpClock();
+  }
 
 #if MCCC_ENABLE_TEST_HOOKS
   /// @brief Test hook: a bus whose ring (and msg_id sequence) starts at `initial_position`.
@@ -83,7 +85,9 @@ class AsyncBus {
       : msg_id_offset_(first_msg_id - static_cast<uint64_t>(initial_position)),
         ring_(initial_position),
         next_msg_id_(first_msg_id),
-        id_base_(first_msg_id, static_cast<uint32_t>(initial_position)) {}
+        id_base_(first_msg_id, static_cast<uint32_t>(initial_position)) {
+    WarmUpClock();
+  }
 
   /// @brief Test hook: see MpscRing::SetAfterClaimHook.
   void SetAfterClaimHook(void (*hook)(void*, Position), void* context) noexcept {
@@ -385,6 +389,12 @@ class AsyncBus {
    private:
     AsyncBus& bus_;
   };
+
+  /// A clock's first reading may calibrate it (TscClock: about 1 ms); take it here, during
+  /// construction, so that no publish pays for it.
+  static void WarmUpClock() noexcept {
+    static_cast<void>(Traits::Clock::NowUs());
+  }
 
   MCCC_ALWAYS_INLINE PerformanceMode LoadMode() const noexcept {
     // relaxed: see SetPerformanceMode.
