@@ -224,14 +224,16 @@ struct TbbBoundedFamily {
 
 #if MCCC_BENCH_HAVE_ZMQ
 /// @brief ZeroMQ inproc PUSH/PULL, one PUSH socket per producer thread, non-blocking send/recv
-/// (the high-water marks bound the pipe to about the same capacity as the other queues).
+/// (high-water marks of the queue capacity on each side: ZeroMQ returns send credit to the
+/// writer lazily, every HWM/2 messages read, so a pipe split as capacity/2 per side refused
+/// publishes into a just-drained queue).
 template <typename P, typename Sink>
 class ZmqAdapter {
  public:
   static constexpr int kMaxProducers = mccc_bench::kMaxProducers;
   static constexpr bool kSynchronous = false;
   ZmqAdapter(const Options& o, Sink& sink)
-      : pull_(ctx_, zmq::socket_type::pull), sink_(&sink), hwm_(static_cast<int>(o.capacity / 2U)) {
+      : pull_(ctx_, zmq::socket_type::pull), sink_(&sink), hwm_(static_cast<int>(o.capacity)) {
     static std::atomic<int> next_endpoint{0};
     endpoint_ = "inproc://mccc-bench-" + std::to_string(next_endpoint.fetch_add(1));
     pull_.set(zmq::sockopt::rcvhwm, hwm_);
