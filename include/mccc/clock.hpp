@@ -200,6 +200,7 @@ struct TscClock {
     if (current.anchor_ticks == seen_anchor_ticks && ReadPair(&ticks, &ns)) {
       const detail::TscLine next = detail::TscNextLine(current, state.first_ticks, state.first_ns,
                                                        ticks, ns, state.steering);
+      // relaxed: only the flag holder writes the version, and it holds the flag.
       const uint32_t v = state.version.load(std::memory_order_relaxed);
       // relaxed: the release stores of the fields below keep this odd version before them.
       state.version.store(v + 1U, std::memory_order_relaxed);
