@@ -30,8 +30,9 @@ struct NullClock {
 };
 
 #if MCCC_HOSTED
-/// @brief The hosted default: std::chrono::steady_clock in microseconds (monotonic, never goes
-/// back). Costs one vDSO clock_gettime on Linux (~20 ns). Threadsafe.
+/// @brief std::chrono::steady_clock in microseconds (monotonic, never goes back): the default on
+/// hosted systems other than x86 (see DefaultClock), and TscClock's reference and fallback.
+/// Costs one vDSO clock_gettime on Linux (~17 ns on the benchmark VM). Threadsafe.
 struct SteadyClock {
   /// @brief Microseconds since an unspecified epoch (the steady_clock epoch).
   static uint64_t NowUs() noexcept {
