@@ -121,6 +121,21 @@
 #define MCCC_TSAN 0
 #endif
 
+/// 1 = the consumer marks its dispatch batches with plain stores and Unsubscribe pays a
+/// process-wide barrier instead (Linux membarrier; detail/asymmetric_fence.hpp). 0 = the consumer
+/// pays one seq_cst read-modify-write per batch and Unsubscribe no system call. Default: 1 on
+/// hosted Linux, except under ThreadSanitizer, which cannot see that barrier.
+#ifndef MCCC_ASYMMETRIC_FENCE
+#if MCCC_HOSTED && defined(__linux__) && !MCCC_TSAN
+#define MCCC_ASYMMETRIC_FENCE 1
+#else
+#define MCCC_ASYMMETRIC_FENCE 0
+#endif
+#endif
+#if MCCC_ASYMMETRIC_FENCE && !defined(__linux__)
+#error "mccc: MCCC_ASYMMETRIC_FENCE=1 needs Linux (membarrier); set it to 0 on this platform"
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // Assertions: on in debug builds (NDEBUG undefined) unless MCCC_ENABLE_ASSERTS says otherwise.
 // ---------------------------------------------------------------------------------------------

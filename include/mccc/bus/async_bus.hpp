@@ -222,8 +222,8 @@ class AsyncBus {
   /// Consumer thread only (a debug build asserts on a second thread or on re-entry).
   uint32_t ProcessBatch() noexcept {
     ConsumerScope scope(*this);
-    if (!ring_.HasReadyElement()) {
-      return 0U;  // nothing to do: skip the dispatch-epoch handshake
+    if (!table_.LightBatchMarks() && !ring_.HasReadyElement()) {
+      return 0U;  // nothing to do: skip the batch start's locked read-modify-write
     }
     const bool opened = table_.BeginBatch();
     MCCC_ASSERT(opened,

@@ -5,12 +5,20 @@
 /// ever touches an entry's callable after reading ACTIVE, and a REMOVED entry is destroyed only
 /// once the consumer cannot still be inside a call to it. To know that, the consumer bumps
 /// `dispatch_epoch_` when it starts and when it ends a dispatch batch (odd = inside a batch):
-/// - Remove stores REMOVED and then reads the epoch (both seq_cst). If the epoch was even, the
-///   consumer's next batch begins after that read in the single total order, so every state load
-///   of that batch sees REMOVED: the entry may be destroyed at once.
+/// - Remove stores REMOVED and then reads the epoch. If the epoch was even, every state load of
+///   the consumer's next batch sees REMOVED: the entry may be destroyed at once.
 /// - If the epoch was odd, the consumer may be running the callable right now; the entry is
 ///   destroyed once the epoch has moved on (by the consumer at the end of its batch, or by the
 ///   next Add/Remove), never while the consumer can be inside it.
+/// Both cases need StoreLoad order on both sides (store the epoch, then load states; store
+/// REMOVED, then load the epoch), a Dekker handshake. Two ways to get it, chosen once per table:
+/// - Asymmetric (Linux, detail/asymmetric_fence.hpp): the consumer's epoch store is a plain
+///   release store followed by a compiler barrier; Remove pays a membarrier system call between
+///   its store and its load. The consumer's batch start costs no locked instruction.
+/// - Symmetric (elsewhere, under ThreadSanitizer, or MCCC_ASYMMETRIC_FENCE=0): the batch start
+///   is a seq_cst read-modify-write, Remove's store and load are seq_cst; the single total order
+///   puts the consumer's increment either before Remove's load (odd seen) or after Remove's store
+///   (REMOVED seen).
 /// Add, Remove and reclaim take a spin lock among themselves; the consumer takes it only with
 /// try_lock at a batch end, so a callback may subscribe or unsubscribe without deadlock. No
 /// callable is destroyed while the lock is held, so a capture's destructor may do so too.
@@ -25,6 +33,7 @@
 
 #include "mccc/config.hpp"
 #include "mccc/containers/fixed_function.hpp"
+#include "mccc/detail/asymmetric_fence.hpp"
 #include "mccc/detail/atomic_ops.hpp"
 #include "mccc/detail/spin_lock.hpp"
 #include "mccc/message.hpp"
@@ -61,7 +70,9 @@ class SubscriptionTable {
   /// The stored callable: returns false to report a processing error.
   using Callback = FixedFunction<bool(const Envelope&), kStorage>;
 
-  SubscriptionTable() noexcept : next_serial_(detail::NextSubscriptionIdBase()) {}
+  SubscriptionTable() noexcept
+      : next_serial_(detail::NextSubscriptionIdBase()),
+        light_batch_marks_(!kSingleCore && detail::AsymmetricFence::Available()) {}
   ~SubscriptionTable() = default;
   SubscriptionTable(const SubscriptionTable&) = delete;
   SubscriptionTable& operator=(const SubscriptionTable&) = delete;
@@ -122,8 +133,13 @@ class SubscriptionTable {
         return false;
       }
       // seq_cst store then seq_cst load: the unsubscriber's half of the epoch handshake (file
-      // comment); pairs with the consumer's seq_cst epoch increments and state loads.
+      // comment); pairs with the consumer's epoch store in BeginBatch and its state loads in
+      // Dispatch. With light batch marks the consumer has no StoreLoad barrier of its own, so
+      // the heavy half of the asymmetric fence stands between this store and load.
       StoreSeqCst(entry.state, kRemoved);
+      if (light_batch_marks_) {
+        detail::AsymmetricFence::Heavy();
+      }
       entry.removed_epoch = LoadSeqCst(dispatch_epoch_);
       // relaxed: a hint (read without the lock only to skip work); written under the lock.
       pending_reclaims_.store(pending_reclaims_.load(std::memory_order_relaxed) + 1U,
@@ -136,9 +152,24 @@ class SubscriptionTable {
   /// @brief Consumer: marks the start of a dispatch batch. Returns false if a batch was already
   /// open (a second consumer, or ProcessBatch re-entered from a callback).
   bool BeginBatch() noexcept {
+    if (light_batch_marks_) {
+      // relaxed: only the consumer writes the epoch; it reads its own last value.
+      const uint32_t before = dispatch_epoch_.load(std::memory_order_relaxed);
+      // release: pairs with the seq_cst (hence acquire) epoch loads of Remove and
+      // TakeOneReclaimableLocked, so a reclaimer that reads this value also sees every use the
+      // earlier batches made of a callable. The StoreLoad order towards Dispatch's state loads
+      // comes from Light() here and Heavy() in Remove (file comment).
+      dispatch_epoch_.store(before + 1U, std::memory_order_release);
+      detail::AsymmetricFence::Light();
+      return (before & 1U) == 0U;
+    }
     // seq_cst: the consumer's half of the epoch handshake (pairs with Remove's seq_cst load).
     return (FetchAddSeqCst(dispatch_epoch_) & 1U) == 0U;
   }
+
+  /// @brief True when BeginBatch/EndBatch are plain stores (asymmetric fence): cheap enough to
+  /// run on every poll, even an empty one. False: BeginBatch is a locked read-modify-write.
+  bool LightBatchMarks() const noexcept { return light_batch_marks_; }
 
   /// @brief Consumer: marks the end of a dispatch batch and reclaims removed entries if the lock
   /// is free (never waits for it).
@@ -146,8 +177,9 @@ class SubscriptionTable {
     // release, and no RMW: only the consumer writes the epoch. Pairs with the seq_cst (hence
     // acquire) epoch loads of Remove / TakeOneReclaimableLocked: everything this batch did with a
     // callable happens-before a reclaimer that reads the new (even) value. The Dekker half lives
-    // in BeginBatch's seq_cst RMW: a seq_cst load that reads this (sequenced-before) value must
-    // precede that RMW in the total order, which is what Remove's even-epoch case relies on.
+    // in BeginBatch (its seq_cst RMW, or the asymmetric fence): a Remove that reads this even
+    // value is ordered before the next batch's state loads, which is what its even-epoch case
+    // relies on.
     // relaxed load: the consumer reads its own last write.
     detail::StoreRelease<kSingleCore>(
         dispatch_epoch_,
@@ -309,6 +341,7 @@ class SubscriptionTable {
   std::atomic<uint32_t> pending_reclaims_{0U};
   std::size_t next_serial_;
   detail::SpinLock lock_;
+  const bool light_batch_marks_;  // asymmetric fence in use (decided at construction)
 };
 
 }  // namespace mccc
