@@ -31,7 +31,9 @@ constexpr std::size_t kSizeCount = 4U;
 constexpr int kSizes[kSizeCount] = {24, 64, 128, 256};
 
 /// What a contender is, for grouping and for the targets.
-enum class Kind { kMcccMpsc, kMcccSpsc, kPeerMpsc, kPeerSpsc, kPeerSync, kLimit };
+/// kBatch: publishes arrays of kPushBatchSize per call (mccc and peers alike); kept out of the
+/// targets, which are defined for one publish per message.
+enum class Kind { kMcccMpsc, kMcccSpsc, kPeerMpsc, kPeerSpsc, kPeerSync, kLimit, kBatch };
 
 const char* KindName(Kind k) {
   switch (k) {
@@ -47,6 +49,8 @@ const char* KindName(Kind k) {
       return "peer-sync";
     case Kind::kLimit:
       return "limit";
+    case Kind::kBatch:
+      return "batch";
   }
   return "?";
 }
@@ -132,6 +136,18 @@ std::vector<Contender> AllContenders() {
   v.push_back(Make<MccFamily<SpscSteadyTraits, kFull, Dispatch::kCallback>>(
       "mccc SPSC FULL callback SteadyClock", Kind::kMcccSpsc));
   v.push_back(Make<IdealFamily>(kIdeal, Kind::kLimit));
+  v.push_back(Make<MccFamily<DefaultBusTraits, kFull, Dispatch::kCallback, Stamp::kBatch>>(
+      "mccc MPSC FULL callback PublishBatch(64)", Kind::kBatch));
+  v.push_back(Make<MccFamily<SpscTraits, kFull, Dispatch::kCallback, Stamp::kBatch>>(
+      "mccc SPSC FULL callback PublishBatch(64)", Kind::kBatch));
+#if MCCC_BENCH_HAVE_MOODYCAMEL
+  v.push_back(Make<MoodycamelBulkEnqueueFamily>("moodycamel ConcurrentQueue (enqueue_bulk 64)",
+                                                Kind::kBatch));
+#endif
+#if MCCC_BENCH_HAVE_BOOST
+  v.push_back(
+      Make<BoostSpscPushArrayFamily>("boost::lockfree::spsc_queue (push 64)", Kind::kBatch));
+#endif
 #if MCCC_BENCH_HAVE_MOODYCAMEL
   v.push_back(Make<MoodycamelFamily>("moodycamel ConcurrentQueue (tokens, bulk)", Kind::kPeerMpsc));
 #endif

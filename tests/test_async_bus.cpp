@@ -524,6 +524,137 @@ TEST_F(AsyncBusTest, SingleProducerBusHasSameSemantics) {
   EXPECT_EQ(s.medium_priority_published, 1U);
 }
 
+// ----- PublishBatch ---------------------------------------------------------------------------
+
+TEST_F(AsyncBusTest, PublishBatchDeliversInOrderWithConsecutiveIdsAndOneTimestamp) {
+  std::vector<Envelope> seen;
+  bus_->Subscribe<MotorCmd>([&](const Envelope& env) { seen.push_back(env); });
+  ASSERT_TRUE(bus_->Publish(MotorCmd{-1}, 3U));  // id 1
+  const MotorCmd batch[5] = {{10}, {11}, {12}, {13}, {14}};
+  EXPECT_EQ(bus_->PublishBatch(batch, 5U, 9U, mccc::MessagePriority::HIGH), 5U);
+  EXPECT_EQ(bus_->ProcessBatch(), 6U);
+  ASSERT_EQ(seen.size(), 6U);
+  for (std::size_t i = 1U; i < 6U; ++i) {
+    EXPECT_EQ(std::get<MotorCmd>(seen[i].payload).speed, static_cast<int32_t>(9U + i));
+    EXPECT_EQ(seen[i].header.msg_id, i + 1U);
+    EXPECT_EQ(seen[i].header.sender_id, 9U);
+    EXPECT_EQ(seen[i].header.priority, mccc::MessagePriority::HIGH);
+    EXPECT_EQ(seen[i].header.timestamp_us, seen[1].header.timestamp_us) << "one clock reading";
+  }
+  EXPECT_GE(seen[1].header.timestamp_us, seen[0].header.timestamp_us);
+  EXPECT_EQ(bus_->GetStatistics().high_priority_published, 5U);
+}
+
+// The admitted part of a batch is exactly what the same number of single publishes would admit,
+// for every priority and every starting occupancy of a 64-slot queue.
+template <typename BusType>
+void ExpectBatchAdmitsWhatSinglePublishesAdmit() {
+  for (uint32_t start = 0U; start <= 64U; start += 3U) {
+    for (const auto priority :
+         {mccc::MessagePriority::LOW, mccc::MessagePriority::MEDIUM, mccc::MessagePriority::HIGH}) {
+      auto batch_bus = std::make_unique<BusType>();
+      auto single_bus = std::make_unique<BusType>();
+      uint32_t filled = 0U;
+      while (filled < start &&
+             batch_bus->PublishWithPriority(MotorCmd{0}, 1U, mccc::MessagePriority::HIGH)) {
+        ASSERT_TRUE(single_bus->PublishWithPriority(MotorCmd{0}, 1U, mccc::MessagePriority::HIGH));
+        ++filled;
+      }
+      std::vector<MotorCmd> batch(40U);
+      for (std::size_t i = 0U; i < batch.size(); ++i) {
+        batch[i].speed = static_cast<int32_t>(i);
+      }
+      const uint32_t admitted =
+          batch_bus->PublishBatch(batch.data(), static_cast<uint32_t>(batch.size()), 2U, priority);
+      uint32_t single_admitted = 0U;
+      for (const MotorCmd& m : batch) {
+        if (!single_bus->PublishWithPriority(m, 2U, priority)) {
+          break;
+        }
+        ++single_admitted;
+      }
+      EXPECT_EQ(admitted, single_admitted)
+          << "occupancy " << filled << " priority " << static_cast<int>(priority);
+      EXPECT_EQ(batch_bus->QueueDepth(), filled + admitted);
+      const auto s = batch_bus->GetStatistics();
+      EXPECT_EQ(s.messages_published, filled + admitted);
+      EXPECT_EQ(s.messages_dropped, batch.size() - admitted) << "each refused message counted";
+      std::vector<int32_t> speeds;
+      batch_bus->template Subscribe<MotorCmd>(
+          [&speeds](const MotorCmd& m) { speeds.push_back(m.speed); });
+      while (batch_bus->ProcessBatch() != 0U) {
+      }
+      ASSERT_EQ(speeds.size(), filled + admitted);
+      for (uint32_t i = 0U; i < admitted; ++i) {
+        EXPECT_EQ(speeds[filled + i], static_cast<int32_t>(i)) << "the admitted part is a prefix";
+      }
+    }
+  }
+}
+
+TEST_F(AsyncBusTest, PublishBatchAdmitsExactlyWhatSinglePublishesWould) {
+  ExpectBatchAdmitsWhatSinglePublishesAdmit<Bus>();
+}
+
+TEST_F(AsyncBusTest, PublishBatchRefusalReportsOnceWithFirstRefusedId) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  const uint32_t low_limit = 39U;  // LOW admitted while occupancy <= 38 (60% of 64)
+  std::vector<MotorCmd> batch(50U, MotorCmd{7});
+  EXPECT_EQ(bus_->PublishBatch(batch.data(), 50U, 1U, mccc::MessagePriority::LOW), low_limit);
+  ASSERT_EQ(ErrorLog::entries.size(), 1U);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::QUEUE_FULL);
+  EXPECT_EQ(ErrorLog::entries[0].second, low_limit + 1U);
+  EXPECT_EQ(bus_->GetStatistics().low_priority_dropped, 50U - low_limit);
+  // The refused tail is the caller's to retry; here nothing more is admitted at LOW.
+  EXPECT_EQ(
+      bus_->PublishBatch(batch.data() + low_limit, 50U - low_limit, 1U, mccc::MessagePriority::LOW),
+      0U);
+  EXPECT_EQ(ErrorLog::entries.size(), 2U);
+}
+
+TEST_F(AsyncBusTest, PublishBatchRefusesBadArgumentsClearly) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  const MotorCmd one[1] = {{1}};
+  EXPECT_EQ(bus_->PublishBatch(one, 0U, 1U), 0U);
+  EXPECT_TRUE(ErrorLog::entries.empty()) << "an empty batch is not an error";
+  EXPECT_EQ(bus_->PublishBatch(static_cast<const MotorCmd*>(nullptr), 3U, 1U), 0U);
+  EXPECT_EQ(bus_->PublishBatch(one, 1U, 1U, static_cast<mccc::MessagePriority>(7)), 0U);
+  ASSERT_EQ(ErrorLog::entries.size(), 2U);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::INVALID_MESSAGE);
+  EXPECT_EQ(ErrorLog::entries[1].first, mccc::BusError::INVALID_MESSAGE);
+  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->GetStatistics().messages_dropped, 0U);
+}
+
+TEST_F(AsyncBusTest, PublishBatchCopiesAndDestroysEveryElementOnce) {
+  {
+    const std::vector<Tracked> batch = {Tracked{1}, Tracked{2}, Tracked{3}};
+    std::vector<int> got;
+    bus_->Subscribe<Tracked>([&got](const Tracked& t) { got.push_back(t.value); });
+    EXPECT_EQ(bus_->PublishBatch(batch.data(), 3U, 1U), 3U);
+    EXPECT_EQ(Tracked::live, 6) << "three originals and three copies in the queue";
+    EXPECT_EQ(bus_->ProcessBatch(), 3U);
+    EXPECT_EQ(Tracked::live, 3) << "each copy destroyed right after dispatch";
+    EXPECT_EQ(got, (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(batch[0].value, 1) << "the caller's messages are copied, not moved from";
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+TEST_F(AsyncBusTest, PublishBatchInBareMetalFillsToCapacityWithoutCounting) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  bus_->SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);
+  std::vector<MotorCmd> batch(100U, MotorCmd{1});
+  EXPECT_EQ(bus_->PublishBatch(batch.data(), 100U, 1U, mccc::MessagePriority::LOW), 64U);
+  EXPECT_TRUE(ErrorLog::entries.empty());
+  EXPECT_EQ(bus_->GetStatistics().messages_published, 0U);
+  EXPECT_EQ(bus_->ProcessBatch(), 64U);
+}
+
+TEST_F(AsyncBusTest, SingleProducerPublishBatchAdmitsExactlyWhatSinglePublishesWould) {
+  ExpectBatchAdmitsWhatSinglePublishesAdmit<mccc::AsyncBus<Payload, SingleProducerTraits>>();
+}
+
 TEST_F(AsyncBusTest, SleepingConsumerIsWokenByPublish) {
   std::atomic<bool> woke{false};
   std::thread consumer([&] {

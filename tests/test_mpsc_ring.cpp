@@ -128,6 +128,56 @@ TEST(MpscRing, WrapAround32BitSingleProducer) {
   WrapAround<uint32_t, true>();
 }
 
+// Batches of every size 1..9 claimed across the wrap point of the position type: each call
+// takes min(size, room) consecutive positions, elements carry their index, FIFO holds.
+template <typename Position, bool kSingleProducer>
+void BatchWrapAround() {
+  constexpr Position kMax = std::numeric_limits<Position>::max();
+  for (Position offset = 0; offset < 12U; ++offset) {
+    auto ring =
+        std::make_unique<Ring<Position, kSingleProducer>>(static_cast<Position>(kMax - offset));
+    uint64_t next_in = 0U;
+    uint64_t next_out = 0U;
+    for (uint32_t size = 1U; size <= 9U; ++size) {
+      for (Position limit = 1U; limit <= 8U; ++limit) {
+        const Position before = ring->Occupancy();
+        const auto claim = ring->TryPublishBatch(
+            limit, size, [next_in](void* storage, Position, uint32_t index) noexcept {
+              ::new (storage) Counted(next_in + index);
+            });
+        const Position room = before < limit ? static_cast<Position>(limit - before) : 0U;
+        const Position expected = room < size ? room : static_cast<Position>(size);
+        ASSERT_EQ(claim.admitted, expected) << "size " << size << " limit " << limit;
+        // The occupancy the decision used: the producer's cached view, never below the truth.
+        ASSERT_GE(claim.occupancy, before);
+        next_in += claim.admitted;
+        ASSERT_EQ(ring->Occupancy(), before + claim.admitted);
+        if (ring->Occupancy() >= 6U) {
+          for (uint64_t v : Drain(*ring)) {
+            ASSERT_EQ(v, next_out++);
+          }
+        }
+      }
+    }
+    for (uint64_t v : Drain(*ring)) {
+      ASSERT_EQ(v, next_out++);
+    }
+    EXPECT_EQ(next_out, next_in);
+    EXPECT_EQ(Counted::live.load(), 0);
+    EXPECT_LT(ring->ConsumedPosition(), Position{400});  // went through the wrap point
+  }
+}
+
+TEST(MpscRing, BatchWrapAround64BitMultiProducer) {
+  BatchWrapAround<uint64_t, false>();
+}
+TEST(MpscRing, BatchWrapAround32BitSingleProducer) {
+  BatchWrapAround<uint32_t, true>();
+}
+TEST(MpscRing, BatchWrapAround32BitMultiProducer) {
+  BatchWrapAround<uint32_t, false>();
+}
+
 // A producer suspended after claiming a slot and before writing it: the consumer never reads
 // the half-written slot, later messages wait behind it, and everything is delivered once the
 // producer resumes.

@@ -56,11 +56,13 @@ constexpr std::size_t kBulk = 256U;
 #if MCCC_BENCH_HAVE_MOODYCAMEL
 /// @brief moodycamel::ConcurrentQueue: explicit producer tokens, consumer token, bulk dequeue
 /// (the README's fastest path); try_enqueue keeps it bounded to the preallocated blocks.
-template <typename P, typename Sink>
+/// kBatch > 0: producers call try_enqueue_bulk with kBatch messages (all or none).
+template <typename P, typename Sink, std::size_t kBatch = 0U>
 class MoodycamelAdapter {
  public:
   static constexpr int kMaxProducers = mccc_bench::kMaxProducers;
   static constexpr bool kSynchronous = false;
+  static constexpr std::size_t kPushBatch = kBatch;
   using Queue = moodycamel::ConcurrentQueue<P>;
   MoodycamelAdapter(const Options& o, Sink& sink)
       : q_(o.capacity, static_cast<std::size_t>(o.producers), 0U), sink_(&sink) {}
@@ -73,6 +75,9 @@ class MoodycamelAdapter {
   };
   Producer MakeProducer(int) { return Producer{std::make_unique<moodycamel::ProducerToken>(q_)}; }
   bool TryPush(Producer& p, const P& m) { return q_.try_enqueue(*p.token, m); }
+  std::size_t TryPushBatch(Producer& p, const P* m, std::size_t n) {
+    return q_.try_enqueue_bulk(*p.token, m, n) ? n : 0U;
+  }
   void Flush(Producer&) {}
   Consumer MakeConsumer() {
     return Consumer{std::make_unique<moodycamel::ConsumerToken>(q_), std::make_unique<P[]>(kBulk)};
@@ -92,6 +97,10 @@ class MoodycamelAdapter {
 struct MoodycamelFamily {
   template <typename P, typename S>
   using Type = MoodycamelAdapter<P, S>;
+};
+struct MoodycamelBulkEnqueueFamily {
+  template <typename P, typename S>
+  using Type = MoodycamelAdapter<P, S, kPushBatchSize>;
 };
 #endif
 
@@ -131,17 +140,20 @@ struct RwQueueFamily {
 
 #if MCCC_BENCH_HAVE_BOOST
 /// @brief boost::lockfree::spsc_queue with compile-time capacity, push / consume_all.
-template <typename P, typename Sink>
+/// kBatch > 0: the producer pushes arrays of kBatch with push(const T*, size) (takes what fits).
+template <typename P, typename Sink, std::size_t kBatch = 0U>
 class BoostSpscAdapter {
  public:
   static constexpr int kMaxProducers = 1;
   static constexpr bool kSynchronous = false;
+  static constexpr std::size_t kPushBatch = kBatch;
   using Queue = boost::lockfree::spsc_queue<P, boost::lockfree::capacity<131072U>>;
   BoostSpscAdapter(const Options&, Sink& sink) : q_(std::make_unique<Queue>()), sink_(&sink) {}
   struct Producer {};
   struct Consumer {};
   Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) { return q_->push(m); }
+  std::size_t TryPushBatch(Producer&, const P* m, std::size_t n) { return q_->push(m, n); }
   void Flush(Producer&) {}
   Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
@@ -156,6 +168,10 @@ class BoostSpscAdapter {
 struct BoostSpscFamily {
   template <typename P, typename S>
   using Type = BoostSpscAdapter<P, S>;
+};
+struct BoostSpscPushArrayFamily {
+  template <typename P, typename S>
+  using Type = BoostSpscAdapter<P, S, kPushBatchSize>;
 };
 
 /// @brief boost::lockfree::queue (MPMC), nodes reserved up front, bounded_push / consume_all.

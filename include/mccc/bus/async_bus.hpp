@@ -213,6 +213,57 @@ class AsyncBus {
     }
   }
 
+  /// @brief Publishes `messages[0, count)` in this order, with one clock reading and one claim
+  /// of consecutive queue positions for all of them (their msg_ids are consecutive too, and no
+  /// other producer's message lands between them). Admission is decided per message exactly as
+  /// `count` single publishes of `priority` at that instant would decide it, so the admitted
+  /// messages are a prefix: returns how many (0 to count). The messages are copied; the refused
+  /// ones, `messages[returned, count)`, are left for the caller to retry. Each refused message
+  /// counts as dropped (FULL_FEATURED), and the error callback gets one QUEUE_FULL per call that
+  /// refused any, with the msg_id the first refused message would have received.
+  /// Returns 0 and reports INVALID_MESSAGE when `priority` is not an enumerator or `messages` is
+  /// null with count > 0. Threadsafe, lock-free, never allocates (as Publish).
+  template <typename T>
+  uint32_t PublishBatch(const T* messages, uint32_t count, uint32_t sender_id,
+                        MessagePriority priority = MessagePriority::MEDIUM) noexcept {
+    static_assert(detail::kIsAlternative<T, Payload>,
+                  "mccc: PublishBatch<T>: T is not an alternative of the bus payload variant; "
+                  "publish one of the std::variant's types or add T to it");
+    static_assert(std::is_nothrow_copy_constructible_v<T>,
+                  "mccc: PublishBatch copies each message into its slot, so T needs a noexcept "
+                  "copy constructor; publish such messages one by one with Publish(std::move(m))");
+    const auto priority_index = static_cast<std::size_t>(priority);
+    const PerformanceMode mode = LoadMode();
+    if (MCCC_UNLIKELY(priority_index >= kPriorityCount || (messages == nullptr && count != 0U))) {
+      ReportError(mode, BusError::INVALID_MESSAGE, 0U);
+      return 0U;
+    }
+    if (count == 0U) {
+      return 0U;
+    }
+    const uint64_t timestamp_us = Traits::Clock::NowUs();
+    const Position limit = mode == PerformanceMode::BARE_METAL ? static_cast<Position>(kQueueDepth)
+                                                               : kLimits[priority_index];
+    const RingBatchClaim<Position> claim = ring_.TryPublishBatch(
+        limit, count, [&](void* storage, Position position, uint32_t index) noexcept {
+          const uint64_t msg_id = kProducerAssignsIds ? MessageIdAt(position) : 0U;
+          ::new (storage) Envelope{MessageHeader{msg_id, timestamp_us, sender_id, priority},
+                                   Payload(std::in_place_type<T>, messages[index])};
+        });
+    const auto admitted = static_cast<uint32_t>(claim.admitted);
+    if (MCCC_LIKELY(admitted != 0U)) {
+      if (mode == PerformanceMode::FULL_FEATURED) {
+        stats_.CountPublished(priority, admitted);
+      }
+      NotifyConsumer();
+    }
+    if (MCCC_UNLIKELY(admitted != count)) {
+      OnRejected(mode, priority, static_cast<Position>(claim.position + claim.admitted),
+                 count - admitted);
+    }
+    return admitted;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Consuming: the one consumer thread only.
   // -------------------------------------------------------------------------------------------
@@ -488,12 +539,12 @@ class AsyncBus {
   }
 
   MCCC_NOINLINE void OnRejected(PerformanceMode mode, MessagePriority priority,
-                                Position observed_tail) noexcept {
+                                Position observed_tail, uint32_t refused = 1U) noexcept {
     if (mode == PerformanceMode::BARE_METAL) {
       return;
     }
     if (mode == PerformanceMode::FULL_FEATURED) {
-      stats_.CountDropped(priority);
+      stats_.CountDropped(priority, refused);
     }
     // The id this message would have received (the next admitted message receives it).
     ReportError(mode, BusError::QUEUE_FULL, WouldBeMessageId(observed_tail));

@@ -31,14 +31,14 @@ class BusStatistics {
                 "mccc: statistics counters must be lock-free atomics on this target");
 
  public:
-  /// @brief Producer: one admitted message of `priority`.
-  MCCC_ALWAYS_INLINE void CountPublished(MessagePriority priority) noexcept {
-    Bump(ShardForThisThread(), &Shard::published, priority);
+  /// @brief Producer: `count` admitted messages of `priority`.
+  MCCC_ALWAYS_INLINE void CountPublished(MessagePriority priority, uint32_t count = 1U) noexcept {
+    Bump(ShardForThisThread(), &Shard::published, priority, count);
   }
 
-  /// @brief Producer: one refused message of `priority`.
-  void CountDropped(MessagePriority priority) noexcept {
-    Bump(ShardForThisThread(), &Shard::dropped, priority);
+  /// @brief Producer: `count` refused messages of `priority`.
+  void CountDropped(MessagePriority priority, uint32_t count = 1U) noexcept {
+    Bump(ShardForThisThread(), &Shard::dropped, priority, count);
   }
 
   /// @brief Consumer only: `processed` messages dispatched, `errors` of them failed.
@@ -126,17 +126,17 @@ class BusStatistics {
 
   MCCC_ALWAYS_INLINE void Bump(uint32_t shard,
                                std::atomic<Counter> (Shard::*counters)[kPriorityCount],
-                               MessagePriority priority) noexcept {
+                               MessagePriority priority, uint32_t count) noexcept {
     std::atomic<Counter>& counter =
         (shards_[shard].*counters)[static_cast<std::size_t>(priority) % kPriorityCount];
     if (kPlainShards && shard != kOverflowShard) {
       // relaxed (load and store): this thread owns the shard (thread_shard.hpp), so no update
       // can be lost; readers only need a torn-free value, which atomicity gives.
-      counter.store(static_cast<Counter>(counter.load(std::memory_order_relaxed) + 1U),
+      counter.store(static_cast<Counter>(counter.load(std::memory_order_relaxed) + count),
                     std::memory_order_relaxed);
     } else {
       // relaxed: a shared counter; nothing is published through it, only its total matters.
-      counter.fetch_add(1U, std::memory_order_relaxed);
+      counter.fetch_add(static_cast<Counter>(count), std::memory_order_relaxed);
     }
   }
 
