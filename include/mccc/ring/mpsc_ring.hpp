@@ -123,9 +123,8 @@ class MpscRing {
     if (MCCC_UNLIKELY(claim.admitted == 0U)) {
       return RingClaim<Position>{false, claim.position, claim.occupancy};
     }
-    WriteSlot(
-        claim.position, claim.occupancy,
-        [&construct](void* storage, Position position) noexcept { construct(storage, position); });
+    ConstructInSlot(claim.position, claim.occupancy, construct);
+    AnnounceSlot(claim.position);
     PublishTail(claim);
     return RingClaim<Position>{true, claim.position, claim.occupancy};
   }
@@ -135,6 +134,11 @@ class MpscRing {
   /// 0, 1, ... The k-th element (from 0) is admitted exactly when the observed occupancy + k is
   /// below `limit`, the decision `count` single TryPublish calls at that instant would make, so
   /// the admitted elements are a prefix. Threadsafe as TryPublish; one claim (CAS) per call.
+  /// Every element is constructed before the first is announced: the consumer, waiting at the
+  /// first slot, then streams through finished lines instead of chasing the producer slot by
+  /// slot and pulling each line across while it is being written (E2E with 128-byte payloads
+  /// and 64 per call: 16 -> 45 M msg/s). The elements of one call therefore become visible
+  /// together, after the last is built.
   template <typename Construct>
   MCCC_ALWAYS_INLINE RingBatchClaim<Position> TryPublishBatch(Position limit, uint32_t count,
                                                               Construct&& construct) noexcept {
@@ -148,11 +152,14 @@ class MpscRing {
     const RingBatchClaim<Position> claim =
         kSingleProducer ? ClaimSingle(limit, wanted) : ClaimMulti(limit, wanted);
     for (Position i = 0U; i < claim.admitted; ++i) {
-      WriteSlot(static_cast<Position>(claim.position + i),
-                static_cast<Position>(claim.occupancy + i),
-                [&construct, i](void* storage, Position position) noexcept {
-                  construct(storage, position, static_cast<uint32_t>(i));
-                });
+      ConstructInSlot(static_cast<Position>(claim.position + i),
+                      static_cast<Position>(claim.occupancy + i),
+                      [&construct, i](void* storage, Position position) noexcept {
+                        construct(storage, position, static_cast<uint32_t>(i));
+                      });
+    }
+    for (Position i = 0U; i < claim.admitted; ++i) {
+      AnnounceSlot(static_cast<Position>(claim.position + i));
     }
     if (claim.admitted != 0U) {
       PublishTail(claim);
@@ -287,21 +294,26 @@ class MpscRing {
   }
 
   /// Builds the element of a claimed `position` (`occupancy`: the occupancy it was admitted
-  /// at) and announces it to the consumer.
+  /// at) with `construct(void* storage, Position position)`. The consumer cannot see it yet.
   template <typename Construct>
-  MCCC_ALWAYS_INLINE void WriteSlot(Position position, Position occupancy,
-                                    Construct&& construct) noexcept {
-    Slot& slot = slots_[static_cast<uint32_t>(position) & kMask];
+  MCCC_ALWAYS_INLINE void ConstructInSlot(Position position, Position occupancy,
+                                          Construct&& construct) noexcept {
     PrefetchAhead(position, occupancy);
 #if MCCC_ENABLE_TEST_HOOKS
     if (after_claim_hook_ != nullptr) {
       after_claim_hook_(after_claim_context_, position);
     }
 #endif
-    construct(static_cast<void*>(slot.storage), position);
+    construct(static_cast<void*>(slots_[static_cast<uint32_t>(position) & kMask].storage),
+              position);
+  }
+
+  /// Hands the element built at `position` to the consumer.
+  MCCC_ALWAYS_INLINE void AnnounceSlot(Position position) noexcept {
     // release: pairs with the consumer's acquire load in ConsumeBatch; the element's bytes are
     // visible before the consumer can see the sequence that announces them.
-    detail::StoreRelease<kSingleCore>(slot.sequence, static_cast<Position>(position + 1U));
+    detail::StoreRelease<kSingleCore>(slots_[static_cast<uint32_t>(position) & kMask].sequence,
+                                      static_cast<Position>(position + 1U));
   }
 
   /// After the slots of `claim` are written: the single producer publishes its tail (the
