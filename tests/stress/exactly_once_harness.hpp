@@ -514,29 +514,14 @@ void RunScenario(const Scenario& scenario) {
                             std::chrono::duration<double>(seconds));
 
   std::vector<ProducerRecord> records(n);
-  std::atomic<bool> go{false};
-  std::atomic<bool> producers_done{false};
-
-  std::thread consumer([&] {
-    const auto process = [&]() -> uint32_t {
-      return scenario.use_visitor ? bus->ProcessBatchWith(visitor) : bus->ProcessBatch();
-    };
-    ConsumeUntilProducersDone(*bus, process, producers_done);
-  });
-
-  std::vector<std::thread> producers;
-  producers.reserve(n);
-  for (uint32_t p = 0U; p < n; ++p) {
-    producers.emplace_back(
-        [&, p] { RunProducer(*bus, p, quota, timed, deadline, scenario.retry, go, records[p]); });
-  }
-  go.store(true, std::memory_order_release);
-  for (std::thread& t : producers) {
-    t.join();
-  }
-  producers_done.store(true, std::memory_order_release);
-  bus->WakeConsumer();
-  consumer.join();
+  RunProducersAndConsumer(
+      *bus, n,
+      [&](uint32_t p, const std::atomic<bool>& go) {
+        RunProducer(*bus, p, quota, timed, deadline, scenario.retry, go, records[p]);
+      },
+      [&]() -> uint32_t {
+        return scenario.use_visitor ? bus->ProcessBatchWith(visitor) : bus->ProcessBatch();
+      });
 
   // ---- exactly once, in order, intact ----
   EXPECT_EQ(checker.failures(), 0U) << "first failure: " << checker.first_failure();

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <thread>
+#include <vector>
 
 #include "mccc/message.hpp"
 
@@ -84,6 +86,32 @@ void ConsumeUntilProducersDone(Bus& bus, Process&& process,
     }
     bus.WaitForMessages(1000U);
   }
+}
+
+/// One stress run's threads: a consumer thread running ConsumeUntilProducersDone with
+/// `process()`, and `producers` threads running `produce(p, go)`, which must wait for `go` before
+/// publishing so that all start together. Returns once every producer has been joined and the
+/// consumer has drained the queue and been joined.
+template <typename Bus, typename Produce, typename Process>
+void RunProducersAndConsumer(Bus& bus, uint32_t producers, Produce&& produce, Process&& process) {
+  std::atomic<bool> go{false};
+  std::atomic<bool> producers_done{false};
+  std::thread consumer([&] { ConsumeUntilProducersDone(bus, process, producers_done); });
+  std::vector<std::thread> threads;
+  threads.reserve(producers);
+  for (uint32_t p = 0U; p < producers; ++p) {
+    threads.emplace_back(
+        [&produce, &go, p] { produce(p, static_cast<const std::atomic<bool>&>(go)); });
+  }
+  // release: pairs with the producers' acquire loads of `go` (everything set up before is seen).
+  go.store(true, std::memory_order_release);
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  // release: pairs with the consumer's acquire load; every claimed slot is written by now.
+  producers_done.store(true, std::memory_order_release);
+  bus.WakeConsumer();
+  consumer.join();
 }
 
 /// Per priority (index = MessagePriority), the bus counted exactly what the producers recorded:

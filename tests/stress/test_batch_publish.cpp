@@ -180,24 +180,12 @@ void RunCase(uint32_t producers, uint32_t base_quota, bool retry) {
       [&checker](const Item& item, const MessageHeader& header) { checker.OnItem(item, header); });
 
   std::vector<ProducerRecord> records(producers);
-  std::atomic<bool> go{false};
-  std::atomic<bool> producers_done{false};
-  std::thread consumer([&] {
-    mccc_stress::ConsumeUntilProducersDone(
-        *bus, [&] { return bus->ProcessBatch(); }, producers_done);
-  });
-  std::vector<std::thread> threads;
-  for (uint32_t p = 0U; p < producers; ++p) {
-    threads.emplace_back([&, p] { RunProducer(*bus, p, quota, retry, go, records[p]); });
-  }
-  go.store(true, std::memory_order_release);
-  for (std::thread& t : threads) {
-    t.join();
-  }
-  // release: pairs with the consumer's acquire load (every claimed slot is now written).
-  producers_done.store(true, std::memory_order_release);
-  bus->WakeConsumer();
-  consumer.join();
+  mccc_stress::RunProducersAndConsumer(
+      *bus, producers,
+      [&](uint32_t p, const std::atomic<bool>& go) {
+        RunProducer(*bus, p, quota, retry, go, records[p]);
+      },
+      [&] { return bus->ProcessBatch(); });
 
   ASSERT_EQ(checker.Failure(), "");
   std::array<uint64_t, mccc::kPriorityCount> attempted{};

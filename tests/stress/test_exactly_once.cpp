@@ -109,39 +109,17 @@ TEST(ExactlyOnceStatisticsTest, ExactWithMoreProducerThreadsThanStatisticsShards
 
   const uint64_t quota = Scaled(60000U, 2U * kProducers) / kProducers;
   std::vector<ProducerRecord> records(kProducers);
-  std::atomic<bool> go{false};
   std::atomic<uint32_t> finished{0U};
-  std::atomic<bool> producers_done{false};
-  std::thread consumer([&] {
-    for (;;) {
-      if (bus->ProcessBatchWith(visitor) != 0U) {
-        continue;
-      }
-      if (producers_done.load(std::memory_order_acquire)) {
-        while (bus->ProcessBatchWith(visitor) != 0U) {
+  RunProducersAndConsumer(
+      *bus, kProducers,
+      [&](uint32_t p, const std::atomic<bool>& go) {
+        RunProducer(*bus, p, quota, false, {}, /*retry=*/false, go, records[p]);
+        finished.fetch_add(1U);
+        while (finished.load() < kProducers) {
+          std::this_thread::yield();
         }
-        break;
-      }
-      bus->WaitForMessages(1000U);
-    }
-  });
-  std::vector<std::thread> producers;
-  for (uint32_t p = 0U; p < kProducers; ++p) {
-    producers.emplace_back([&, p] {
-      RunProducer(*bus, p, quota, false, {}, /*retry=*/false, go, records[p]);
-      finished.fetch_add(1U);
-      while (finished.load() < kProducers) {
-        std::this_thread::yield();
-      }
-    });
-  }
-  go.store(true, std::memory_order_release);
-  for (std::thread& t : producers) {
-    t.join();
-  }
-  producers_done.store(true, std::memory_order_release);
-  bus->WakeConsumer();
-  consumer.join();
+      },
+      [&] { return bus->ProcessBatchWith(visitor); });
 
   EXPECT_EQ(checker.failures(), 0U) << "first failure: " << checker.first_failure();
   std::array<uint64_t, mccc::kPriorityCount> attempted{};

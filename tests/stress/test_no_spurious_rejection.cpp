@@ -235,72 +235,55 @@ void RunScenario(const Scenario& scenario) {
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(seconds));
 
-  std::atomic<bool> go{false};
-  std::atomic<bool> producers_done{false};
   std::vector<ProducerRecord> records(scenario.producers);
-
-  std::thread consumer([&] {
-    const auto process = [&]() -> uint32_t {
-      return scenario.use_visitor ? bus->ProcessBatchWith(visitor) : bus->ProcessBatch();
-    };
-    mccc_stress::ConsumeUntilProducersDone(*bus, process, producers_done);
-  });
-
-  std::vector<std::thread> producers;
-  for (uint32_t p = 0U; p < scenario.producers; ++p) {
-    producers.emplace_back([&, p] {
-      ProducerRecord& record = records[p];
-      while (!go.load(std::memory_order_acquire)) {
-        std::this_thread::yield();
+  const auto produce = [&](uint32_t p, const std::atomic<bool>& go) {
+    ProducerRecord& record = records[p];
+    while (!go.load(std::memory_order_acquire)) {
+      std::this_thread::yield();
+    }
+    for (uint32_t seq = 0U;; ++seq) {
+      if (timed ? ((seq % 64U) == 0U && std::chrono::steady_clock::now() >= deadline)
+                : seq >= quota) {
+        break;
       }
-      for (uint32_t seq = 0U;; ++seq) {
-        if (timed ? ((seq % 64U) == 0U && std::chrono::steady_clock::now() >= deadline)
-                  : seq >= quota) {
-          break;
-        }
-        // Take a credit (acq_rel: see the consumer's fetch_add).
-        uint32_t available = credits.load(std::memory_order_acquire);
+      // Take a credit (acq_rel: see the consumer's fetch_add).
+      uint32_t available = credits.load(std::memory_order_acquire);
+      if (available == 0U) {
+        ++record.waits_for_credit;
+      }
+      for (;;) {
         if (available == 0U) {
-          ++record.waits_for_credit;
+          std::this_thread::yield();
+          available = credits.load(std::memory_order_acquire);
+          continue;
         }
-        for (;;) {
-          if (available == 0U) {
-            std::this_thread::yield();
-            available = credits.load(std::memory_order_acquire);
-            continue;
-          }
-          if (credits.compare_exchange_weak(available, available - 1U, std::memory_order_acq_rel,
-                                            std::memory_order_acquire)) {
-            break;
-          }
-        }
-        const MessagePriority priority = PriorityFor(scenario, p, seq);
-        const uint32_t sender = 100U + p;
-        bool admitted = false;
-        if ((seq % 2U) == 0U) {
-          admitted = bus->PublishWithPriority(Token{p, seq}, sender, priority);
-        } else {
-          admitted = bus->PublishFast(Wide{p, seq, {seq, seq, seq, seq}}, sender, 1U, priority);
-        }
-        if (admitted) {
-          ++record.published;
-        } else {
-          // A spurious rejection: count it, give the credit back and stop this producer (its
-          // next sequence would show up as a gap at the consumer).
-          ++record.refused;
-          credits.fetch_add(1U, std::memory_order_acq_rel);
+        if (credits.compare_exchange_weak(available, available - 1U, std::memory_order_acq_rel,
+                                          std::memory_order_acquire)) {
           break;
         }
       }
-    });
-  }
-  go.store(true, std::memory_order_release);
-  for (std::thread& t : producers) {
-    t.join();
-  }
-  producers_done.store(true, std::memory_order_release);
-  bus->WakeConsumer();
-  consumer.join();
+      const MessagePriority priority = PriorityFor(scenario, p, seq);
+      const uint32_t sender = 100U + p;
+      bool admitted = false;
+      if ((seq % 2U) == 0U) {
+        admitted = bus->PublishWithPriority(Token{p, seq}, sender, priority);
+      } else {
+        admitted = bus->PublishFast(Wide{p, seq, {seq, seq, seq, seq}}, sender, 1U, priority);
+      }
+      if (admitted) {
+        ++record.published;
+      } else {
+        // A spurious rejection: count it, give the credit back and stop this producer (its
+        // next sequence would show up as a gap at the consumer).
+        ++record.refused;
+        credits.fetch_add(1U, std::memory_order_acq_rel);
+        break;
+      }
+    }
+  };
+  mccc_stress::RunProducersAndConsumer(*bus, scenario.producers, produce, [&]() -> uint32_t {
+    return scenario.use_visitor ? bus->ProcessBatchWith(visitor) : bus->ProcessBatch();
+  });
 
   uint64_t published = 0U;
   uint64_t refused = 0U;
