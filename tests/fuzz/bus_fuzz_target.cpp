@@ -37,7 +37,8 @@
 //           their wrap point (test-hook constructor), bit 7 = drain and recheck at the end
 //           (otherwise the bus is destroyed with messages still queued)
 //   byte 1  distance to the wrap point (with bit 6), byte 2 payload salt
-//   then operations: one opcode byte (op % 20, see Harness::Step) followed by its arguments.
+//   then operations: one opcode byte (op % 20, see Harness::Step) followed by its arguments
+//   (a burst whose api byte % 8 is 7 is one PublishBatch call of the whole burst).
 //
 // Regression inputs (tests/fuzz/regressions/) replay inputs that once found a bug; they run with
 // MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
@@ -341,11 +342,15 @@ class Harness {
       return;
     }
     switch (op) {
-      case 7U: {  // burst: up to 255 publishes of one kind (fills any queue)
+      case 7U: {  // burst: up to 255 publishes of one kind (fills any queue); api 7: one batch
         const uint32_t count = in_.Byte();
-        const uint8_t api = static_cast<uint8_t>(in_.Byte() % 7U);
+        const uint8_t api = static_cast<uint8_t>(in_.Byte() % 8U);
         const uint8_t type = in_.Byte();
         const uint8_t priority = in_.Byte();
+        if (api == kApiBatch) {
+          PublishBatchChecked(count, type, priority);
+          break;
+        }
         for (uint32_t i = 0U; i < count; ++i) {
           PublishOne(api,
                      static_cast<uint8_t>(type + (i % 3U) * (static_cast<uint32_t>(type) >> 7U)),
@@ -433,6 +438,76 @@ class Harness {
       default:
         return MessagePriority::HIGH;
     }
+  }
+
+  static constexpr uint8_t kApiBatch = 7U;
+
+  /// One PublishBatch of `count` messages (Small, or Big; Text's copy may throw, which
+  /// PublishBatch refuses at compile time, so a Text burst is sent as Small). Expected: the
+  /// longest prefix single publishes would admit one after another, each refused message counted
+  /// as dropped, one QUEUE_FULL per call (with the first refused message's would-be id), one
+  /// INVALID_MESSAGE and nothing else for a bad priority; the caller's array untouched.
+  void PublishBatchChecked(uint32_t count, uint8_t type_byte, uint8_t priority_byte) {
+    if ((type_byte % kTypes) == 1U) {
+      PublishBatchTyped<Big>(count, priority_byte);
+    } else {
+      PublishBatchTyped<Small>(count, priority_byte);
+    }
+  }
+
+  template <typename T>
+  void PublishBatchTyped(uint32_t count, uint8_t priority_byte) {
+    const MessagePriority priority = DecodePriority(priority_byte);
+    const auto p = static_cast<std::size_t>(priority);
+    const bool valid = p < mccc::kPriorityCount;
+    const uint32_t sender = 9U;
+    std::vector<T> messages;
+    messages.reserve(count);
+    for (uint32_t i = 0U; i < count; ++i) {
+      messages.emplace_back(next_seq_++);
+    }
+    const uint32_t admitted = bus_->PublishBatch(messages.data(), count, sender, priority);
+    for (const T& m : messages) {
+      FUZZ_CHECK(m.Intact(), "PublishBatch changed the caller's array");
+    }
+    uint32_t expected = 0U;
+    if (valid) {
+      const uint64_t occupancy = queue_.size();
+      while (expected < count &&
+             (mode_ == PerformanceMode::BARE_METAL
+                  ? occupancy + expected < kDepth
+                  : (occupancy + expected) * 100U < kAdmitPercent[p] * kDepth)) {
+        ++expected;
+      }
+    }
+    FUZZ_CHECK_EQ(admitted, expected, "PublishBatch admitted a different prefix");
+    const bool reporting = Reporting();
+    if (!valid) {
+      FUZZ_CHECK_EQ(log_.size(), reporting ? 1U : 0U, "INVALID_MESSAGE reports (batch)");
+      if (reporting) {
+        FUZZ_CHECK(log_[0].error == BusError::INVALID_MESSAGE, "batch, bad priority: wrong error");
+      }
+      log_.clear();
+      return;
+    }
+    for (uint32_t i = 0U; i < admitted; ++i) {
+      queue_.push_back(ModelMessage{messages[i].seq, kIndexOf<T>, priority, sender, false, 0U});
+    }
+    admitted_total_ += admitted;
+    if (mode_ == PerformanceMode::FULL_FEATURED) {
+      stats_.published[p] += admitted;
+      stats_.dropped[p] += count - admitted;
+    }
+    const bool refused_some = admitted != count;
+    FUZZ_CHECK_EQ(log_.size(), refused_some && reporting ? 1U : 0U,
+                  "QUEUE_FULL reports for one batch");
+    if (refused_some && reporting) {
+      FUZZ_CHECK(log_[0].kind == EventKind::kError && log_[0].error == BusError::QUEUE_FULL,
+                 "batch refusal: wrong error");
+      FUZZ_CHECK_EQ(log_[0].id, first_id_ + admitted_total_,
+                    "batch QUEUE_FULL id is not the first refused message's would-be id");
+    }
+    log_.clear();
   }
 
   void PublishOne(uint8_t api, uint8_t type_byte, uint8_t priority_byte, uint8_t sender) {

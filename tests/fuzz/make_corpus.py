@@ -18,6 +18,8 @@ DRAIN = 0x80
 LOW, MEDIUM, HIGH, INVALID = 0, 2, 4, 6
 # Publish functions (opcodes 0..6).
 PUBLISH, WITH_PRIORITY, LVALUE, FAST, FAST_DEFAULT, EMPLACE, VARIANT = range(7)
+# As a burst's api only: the whole burst is one PublishBatch call.
+BATCH = 7
 SMALL, BIG, TEXT = range(3)
 
 
@@ -111,6 +113,14 @@ SEEDS = {
     "msg_id_wrap_64": header(D8_SP | NEAR_WRAP | DRAIN, wrap_distance=3) + ERRORS_ON
     + subscribe(SMALL) + burst(8, WITH_PRIORITY, SMALL, HIGH) + PROCESS + PROCESS + PROCESS
     + burst(8, FAST, SMALL, HIGH) + process_with() + STATS,
+    "batch_depth128": header(D128 | DRAIN) + ERRORS_ON + subscribe(SMALL) + subscribe(BIG)
+    + burst(70, BATCH, SMALL, LOW) + STATS + burst(20, BATCH, BIG, LOW) + STATS + LOOK
+    + burst(60, BATCH, SMALL, HIGH) + STATS + LOOK + PROCESS + burst(5, BATCH, BIG, INVALID)
+    + mode(2) + burst(200, BATCH, SMALL, LOW) + LOOK + mode(0) + drain() + STATS
+    + burst(0, BATCH, SMALL, HIGH) + STATS,
+    "batch_position_wrap_32": header(D8_POS32 | NEAR_WRAP | DRAIN, wrap_distance=3) + ERRORS_ON
+    + subscribe(SMALL) + burst(10, BATCH, SMALL, HIGH) + drain() + burst(9, BATCH, SMALL, HIGH)
+    + PROCESS + burst(3, BATCH, BIG, MEDIUM) + STATS + drain() + STATS,
     "position_wrap_32": header(D128_SP_POS32 | NEAR_WRAP | DRAIN, wrap_distance=20) + ERRORS_ON
     + subscribe(TEXT, form=0) + burst(60, PUBLISH, TEXT, HIGH) + drain() + STATS
     + burst(100, VARIANT, SMALL, LOW) + LOOK + STATS,
