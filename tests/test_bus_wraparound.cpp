@@ -106,16 +106,23 @@ TEST(BusWrapAround, SixtyFourBitIdSequenceWrapReportsOverflowOnce) {
   }
 }
 
+/// Publishes HIGH messages numbered 0, 1, 2, ... until the first refusal; returns how many
+/// were admitted.
+template <typename Bus>
+uint32_t FillWithHighUntilRefused(Bus& bus) {
+  uint32_t admitted = 0U;
+  while (bus.PublishWithPriority(Msg{admitted}, 1U, mccc::MessagePriority::HIGH)) {
+    ++admitted;
+  }
+  return admitted;
+}
+
 TEST(BusWrapAround, QueueFullIdIsTheNextIdAcrossPositionWrap) {
   Errors::Clear();
   constexpr uint64_t kStart = std::numeric_limits<uint64_t>::max() - 3U;
   auto bus = std::make_unique<mccc::AsyncBus<Payload, Small64>>(kStart, kStart + 1U);
   bus->SetErrorCallback(&Errors::Record);
-  uint32_t admitted = 0U;
-  while (bus->PublishWithPriority(Msg{admitted}, 1U, mccc::MessagePriority::HIGH)) {
-    ++admitted;
-  }
-  EXPECT_EQ(admitted, 16U);
+  EXPECT_EQ(FillWithHighUntilRefused(*bus), 16U);
   ASSERT_EQ(Errors::seen.size(), 1U);
   EXPECT_EQ(Errors::seen[0].first, mccc::BusError::QUEUE_FULL);
   EXPECT_EQ(Errors::seen[0].second, kStart + 16U + 1U);  // wrapped: 12
@@ -132,11 +139,7 @@ TEST(BusWrapAround, QueueFullIdIsTheNextIdAfterThirtyTwoBitWrap) {
     ASSERT_TRUE(bus->Publish(Msg{i}, 1U));
   }
   EXPECT_EQ(bus->ProcessBatchWith([](const Msg&) {}), 10U);
-  uint32_t admitted = 0U;
-  while (bus->PublishWithPriority(Msg{admitted}, 1U, mccc::MessagePriority::HIGH)) {
-    ++admitted;
-  }
-  EXPECT_EQ(admitted, 16U);
+  EXPECT_EQ(FillWithHighUntilRefused(*bus), 16U);
   ASSERT_EQ(Errors::seen.size(), 1U);
   EXPECT_EQ(Errors::seen[0].first, mccc::BusError::QUEUE_FULL);
   EXPECT_EQ(Errors::seen[0].second, kFirstId + 10U + 16U);  // the id the next message receives
