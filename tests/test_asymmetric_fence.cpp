@@ -92,11 +92,21 @@ TEST(AsymmetricFenceTest, StoreBufferingNeverLetsBothLoadsMissTheOtherStore) {
   EXPECT_EQ(both_missed, 0U) << "rounds in which neither thread saw the other's store";
 }
 
-// Whichever handshake the bus picked, empty polls, dispatch and Unsubscribe behave the same.
-TEST(AsymmetricFenceTest, BusDispatchesAndUnsubscribesInEitherMode) {
-  auto bus = std::make_unique<mccc::AsyncBus<Payload, SmallTraits>>();
+struct SymmetricTraits : SmallTraits {
+  static constexpr bool kAsymmetricFence = false;  // a bus may opt out (hard real time)
+};
+
+template <typename Traits>
+class AsymmetricFenceBusTest : public ::testing::Test {};
+using HandshakeTraits = ::testing::Types<SmallTraits, SymmetricTraits>;
+TYPED_TEST_SUITE(AsymmetricFenceBusTest, HandshakeTraits);
+
+// Whichever handshake the bus uses, empty polls, dispatch and Unsubscribe behave the same.
+TYPED_TEST(AsymmetricFenceBusTest, DispatchesAndUnsubscribesInEitherMode) {
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, TypeParam>>();
   int seen = 0;
-  const mccc::SubscriptionHandle handle = bus->Subscribe<int>([&seen](const int& v) { seen += v; });
+  const mccc::SubscriptionHandle handle =
+      bus->template Subscribe<int>([&seen](const int& v) { seen += v; });
   ASSERT_TRUE(handle.IsValid());
   EXPECT_EQ(bus->ProcessBatch(), 0U) << "an empty poll dispatches nothing in either mode";
   ASSERT_TRUE(bus->Publish(5, 1U));

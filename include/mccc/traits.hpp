@@ -68,6 +68,15 @@ struct DefaultBusTraits {
   /// core): one shared atomic counter set, no thread_local storage needed.
   static constexpr uint32_t kStatisticsShards = (MCCC_SINGLE_CORE || !MCCC_HOSTED) ? 1U : 64U;
 
+  /// How Unsubscribe and the consumer's batch start agree that a removed callable is no longer
+  /// running (dispatch/subscription_table.hpp). true (default on Linux, except under
+  /// ThreadSanitizer): the consumer pays no locked instruction per batch, and each Unsubscribe
+  /// calls membarrier, which interrupts every CPU running a thread of the process for about a
+  /// microsecond; used only where the kernel offers it. false: the consumer pays one locked
+  /// read-modify-write per batch and Unsubscribe no system call; for hard real-time programs
+  /// that unsubscribe while other cores run time-critical threads.
+  static constexpr bool kAsymmetricFence = MCCC_ASYMMETRIC_FENCE != 0;
+
   /// Source of MessageHeader::timestamp_us (one read per publish; none for PublishFast).
   using Clock = DefaultClock;
 

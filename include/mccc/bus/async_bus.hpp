@@ -402,9 +402,9 @@ class AsyncBus {
  private:
   using Ring = MpscRing<Envelope, Traits::kQueueDepth, Traits::kSingleProducer, Traits::kSingleCore,
                         Position, Traits::kCacheLineSize>;
-  using Table =
-      SubscriptionTable<Envelope, std::variant_size_v<Payload>, Traits::kMaxCallbacksPerType,
-                        Traits::kCallbackStorageBytes, Traits::kSingleCore>;
+  using Table = SubscriptionTable<Envelope, std::variant_size_v<Payload>,
+                                  Traits::kMaxCallbacksPerType, Traits::kCallbackStorageBytes,
+                                  Traits::kSingleCore, Traits::kAsymmetricFence>;
   using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
                                    Traits::kSingleCore, Traits::kCacheLineSize>;
   static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;

@@ -15,10 +15,10 @@
 /// - Asymmetric (Linux, detail/asymmetric_fence.hpp): the consumer's epoch store is a plain
 ///   release store followed by a compiler barrier; Remove pays a membarrier system call between
 ///   its store and its load. The consumer's batch start costs no locked instruction.
-/// - Symmetric (elsewhere, under ThreadSanitizer, or MCCC_ASYMMETRIC_FENCE=0): the batch start
-///   is a seq_cst read-modify-write, Remove's store and load are seq_cst; the single total order
-///   puts the consumer's increment either before Remove's load (odd seen) or after Remove's store
-///   (REMOVED seen).
+/// - Symmetric (elsewhere, under ThreadSanitizer, with MCCC_ASYMMETRIC_FENCE=0, or for a bus
+///   whose traits set kAsymmetricFence = false): the batch start is a seq_cst read-modify-write,
+///   Remove's store and load are seq_cst; the single total order puts the consumer's increment
+///   either before Remove's load (odd seen) or after Remove's store (REMOVED seen).
 /// Add, Remove and reclaim take a spin lock among themselves; the consumer takes it only with
 /// try_lock at a batch end, so a callback may subscribe or unsubscribe without deadlock. No
 /// callable is destroyed while the lock is held, so a capture's destructor may do so too.
@@ -61,8 +61,10 @@ inline std::size_t NextSubscriptionIdBase() noexcept {
 ///                   (they cannot be reused until it ends), so such removals do not eat into
 ///                   the live capacity.
 /// @tparam kStorage  Inline bytes per callable.
+/// @tparam kAllowAsymmetricFence Use the asymmetric fence where the platform offers it
+/// (BusTraits::kAsymmetricFence); false: always the symmetric handshake.
 template <typename Envelope, std::size_t kTypes, std::size_t kPerType, std::size_t kStorage,
-          bool kSingleCore>
+          bool kSingleCore, bool kAllowAsymmetricFence = true>
 class SubscriptionTable {
   static_assert(kPerType >= 1U, "mccc: kMaxCallbacksPerType must be at least 1");
 
@@ -72,7 +74,8 @@ class SubscriptionTable {
 
   SubscriptionTable() noexcept
       : next_serial_(detail::NextSubscriptionIdBase()),
-        light_batch_marks_(!kSingleCore && detail::AsymmetricFence::Available()) {}
+        light_batch_marks_(kAllowAsymmetricFence && !kSingleCore &&
+                           detail::AsymmetricFence::Available()) {}
   ~SubscriptionTable() = default;
   SubscriptionTable(const SubscriptionTable&) = delete;
   SubscriptionTable& operator=(const SubscriptionTable&) = delete;
