@@ -10,6 +10,11 @@
 #include <thread>
 #include <variant>
 
+#if defined(__linux__)
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
 #include "mccc/bus/async_bus.hpp"
 
 namespace {
@@ -117,5 +122,31 @@ TYPED_TEST(AsymmetricFenceBusTest, DispatchesAndUnsubscribesInEitherMode) {
   EXPECT_EQ(bus->ProcessBatch(), 1U);
   EXPECT_EQ(seen, 5) << "no call after Unsubscribe returned";
 }
+
+#if defined(__linux__)
+// A process that forks after creating a bus (a daemon, a worker pool) keeps a working Unsubscribe
+// in the child: the kernel carries the membarrier registration across fork (exec clears it, but
+// exec also starts a new program). Were it lost, Heavy() would abort the child.
+TEST(AsymmetricFenceTest, UnsubscribeStillWorksInAForkedChild) {
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, SmallTraits>>();
+  const mccc::SubscriptionHandle first = bus->Subscribe<int>([](const int&) {});
+  const mccc::SubscriptionHandle second = bus->Subscribe<int>([](const int&) {});
+  ASSERT_TRUE(first.IsValid() && second.IsValid());
+  EXPECT_TRUE(bus->Unsubscribe(first));  // in the parent
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    // Only the bus is used here; the exit status carries the result (gtest is not fork-safe).
+    const bool removed = bus->Unsubscribe(second);
+    const bool delivered = bus->Publish(3, 1U) && bus->ProcessBatch() == 1U;
+    _exit(removed && delivered ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+#endif
 
 }  // namespace
