@@ -578,8 +578,12 @@ class AsyncBus {
   }
 
   /// Consumer, after a batch: publishes where the id sequence stands (32-bit positions only)
-  /// and counts the batch (FULL_FEATURED only).
+  /// and counts the batch (FULL_FEATURED only). An empty poll changed neither, so it writes
+  /// nothing (a polling consumer runs this in a loop).
   void FinishBatch(PerformanceMode mode, uint32_t processed, uint32_t errors) noexcept {
+    if (processed == 0U) {
+      return;
+    }
     if constexpr (!kProducerAssignsIds) {
       id_base_.Publish(next_msg_id_, static_cast<uint32_t>(ring_.ConsumedPosition()));
     }
