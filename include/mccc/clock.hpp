@@ -61,36 +61,21 @@ struct SteadyClock {
 /// Threadsafe, lock-free (a reader retries only while a resynchronisation is being written).
 struct TscClock {
   /// @brief Microseconds on steady_clock's time line.
-  static uint64_t NowUs() noexcept {
+  MCCC_ALWAYS_INLINE static uint64_t NowUs() noexcept {
     State& state = Get();
-    if (MCCC_UNLIKELY(!state.usable)) {
-      return SteadyClock::NowUs();
-    }
     detail::TscLine line{};
-    uint64_t ticks = 0U;
-    for (;;) {
-      // Seqlock read. acquire: pairs with the writer's final release store of `version`; the
-      // line read after it is at least as new as that version.
-      const uint32_t before = state.version.load(std::memory_order_acquire);
-      // acquire (four loads; a plain load on x86, and no fence instruction, which TSan cannot
-      // model): each pairs with the writer's release store of the same field, so a reader that
-      // sees any new field also sees the odd version stored before it, and the version load
-      // below cannot move above these loads.
-      line.anchor_ticks = state.anchor_ticks.load(std::memory_order_acquire);
-      line.anchor_ns = state.anchor_ns.load(std::memory_order_acquire);
-      line.slope_q32 = state.slope_q32.load(std::memory_order_acquire);
-      line.base_slope_q32 = state.base_slope_q32.load(std::memory_order_acquire);
-      ticks = __builtin_ia32_rdtsc();
-      // relaxed: ordered after the line loads by their acquire; an unchanged even version means
-      // no writer stored a field in between.
-      if (before == state.version.load(std::memory_order_relaxed) && (before & 1U) == 0U) {
-        break;
-      }
+    const uint64_t ticks = ReadLineAndCounter(state, line);
+    // The common case in one unsigned comparison: at or after the anchor and before the bend
+    // (so no resynchronisation is due either). There TscEvaluate is exactly this one multiply,
+    // so readings are the same as on the full path; the rest (steady_clock fallback, readings
+    // just before an anchor placed ahead, the bent segment, a due resynchronisation) takes it.
+    // 30 instead of 44 instructions per reading (callgrind).
+    const uint64_t delta = ticks - line.anchor_ticks;
+    if (MCCC_LIKELY(state.usable && delta <= state.steering.period_ticks)) {
+      const detail::TscUWide scaled = static_cast<detail::TscUWide>(delta) * line.slope_q32;
+      return (line.anchor_ns + static_cast<uint64_t>(scaled >> 32U)) / 1000U;
     }
-    if (MCCC_UNLIKELY(detail::TscResyncDue(line, ticks, state.steering))) {
-      Resynchronise(state, line.anchor_ticks);
-    }
-    return detail::TscEvaluate(line, ticks, state.steering.period_ticks) / 1000U;
+    return NowUsFullPath(state);
   }
 
   /// @brief True when readings come from the cycle counter (false: every call is SteadyClock).
@@ -112,6 +97,47 @@ struct TscClock {
 
     State() noexcept { Initialise(*this); }
   };
+
+  /// Seqlock read of the line, with the counter read inside the same version window. Returns
+  /// the counter.
+  MCCC_ALWAYS_INLINE static uint64_t ReadLineAndCounter(const State& state,
+                                                        detail::TscLine& line) noexcept {
+    for (;;) {
+      // acquire: pairs with the writer's final release store of `version`; the line read after
+      // it is at least as new as that version.
+      const uint32_t before = state.version.load(std::memory_order_acquire);
+      // acquire (four loads; a plain load on x86, and no fence instruction, which TSan cannot
+      // model): each pairs with the writer's release store of the same field, so a reader that
+      // sees any new field also sees the odd version stored before it, and the version load
+      // below cannot move above these loads.
+      line.anchor_ticks = state.anchor_ticks.load(std::memory_order_acquire);
+      line.anchor_ns = state.anchor_ns.load(std::memory_order_acquire);
+      line.slope_q32 = state.slope_q32.load(std::memory_order_acquire);
+      line.base_slope_q32 = state.base_slope_q32.load(std::memory_order_acquire);
+      const uint64_t ticks = __builtin_ia32_rdtsc();
+      // relaxed: ordered after the line loads by their acquire; an unchanged even version means
+      // no writer stored a field in between.
+      if (MCCC_LIKELY(before == state.version.load(std::memory_order_relaxed) &&
+                      (before & 1U) == 0U)) {
+        return ticks;
+      }
+    }
+  }
+
+  /// A reading outside NowUs's common case: both segments, and the resynchronisation when it
+  /// is due. Out of line and reading the line afresh (it is rare), so that NowUs keeps its line
+  /// in registers instead of handing it over.
+  MCCC_NOINLINE static uint64_t NowUsFullPath(State& state) noexcept {
+    if (MCCC_UNLIKELY(!state.usable)) {
+      return SteadyClock::NowUs();
+    }
+    detail::TscLine line{};
+    const uint64_t ticks = ReadLineAndCounter(state, line);
+    if (MCCC_UNLIKELY(detail::TscResyncDue(line, ticks, state.steering))) {
+      Resynchronise(state, line.anchor_ticks);
+    }
+    return detail::TscEvaluate(line, ticks, state.steering.period_ticks) / 1000U;
+  }
 
   static State& Get() noexcept {
     // Thread-safe static initialisation (C++11): the first caller calibrates, others wait.
