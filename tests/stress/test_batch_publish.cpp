@@ -56,6 +56,7 @@ struct SingleProducerTraits : FullQueueTraits {
 std::atomic<uint64_t> g_queue_full_reports{0U};
 void CountQueueFull(mccc::BusError error, uint64_t /*msg_id*/) {
   if (error == mccc::BusError::QUEUE_FULL) {
+    // relaxed: a count read after every thread is joined (join orders it); nothing else.
     g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
   }
 }
@@ -74,6 +75,7 @@ uint32_t CallSize(uint32_t producer, uint32_t call) {
 template <typename Bus>
 void RunProducer(Bus& bus, uint32_t producer, uint32_t quota, bool retry,
                  const std::atomic<bool>& go, ProducerRecord& record) {
+  // acquire: pairs with RunProducersAndConsumer's release store of `go` (set-up is visible).
   while (!go.load(std::memory_order_acquire)) {
     std::this_thread::yield();
   }
@@ -173,7 +175,7 @@ void RunCase(uint32_t producers, uint32_t base_quota, bool retry) {
   const auto quota = static_cast<uint32_t>(
       std::max(200.0, static_cast<double>(base_quota) * mccc_stress::StressScale()));
   auto bus = std::make_unique<Bus>();
-  g_queue_full_reports.store(0U);
+  g_queue_full_reports.store(0U);  // seq_cst (default): before any thread of this case starts
   bus->SetErrorCallback(&CountQueueFull);
   Checker checker(producers);
   bus->template Subscribe<Item>(
@@ -208,7 +210,7 @@ void RunCase(uint32_t producers, uint32_t base_quota, bool retry) {
   const mccc::BusStatisticsSnapshot s = bus->GetStatistics();
   mccc_stress::ExpectPerPriorityCounts(s, attempted, admitted);
   EXPECT_EQ(s.messages_processed, total);
-  EXPECT_EQ(g_queue_full_reports.load(), refusing_calls);
+  EXPECT_EQ(g_queue_full_reports.load(), refusing_calls);  // after the joins: every report counted
 }
 
 TEST(BatchPublishStress, ThreeProducersRetryIntoAnAlwaysFullQueue) {
