@@ -21,6 +21,7 @@
 
 #include "common/adapters.hpp"
 #include "common/harness.hpp"
+#include "common/minimal_ring.hpp"
 #include "common/peers.hpp"
 #include "common/report.hpp"
 
@@ -110,7 +111,17 @@ const char* const kMpscBareCb = "mccc MPSC BARE callback";
 const char* const kMpscBareVisitor = "mccc MPSC BARE visitor";
 const char* const kSpscFullCb = "mccc SPSC FULL callback";
 const char* const kSpscBareCb = "mccc SPSC BARE callback";
+const char* const kMpscFullCbFast = "mccc MPSC FULL callback PublishFast";
+const char* const kSpscFullCbFast = "mccc SPSC FULL callback PublishFast";
 const char* const kIdeal = "ideal handoff (SPSC ring, 64 B lines)";
+// Minimal rings (common/minimal_ring.hpp): per-message publication, plus a CAS claim and/or a
+// cycle-counter stamp per message, nothing else.
+const char* const kMinRingSp = "min ring SPSC (publish per message)";
+const char* const kMinRingSpStamp = "min ring SPSC + rdtsc per message";
+const char* const kMinRingMp = "min ring MPSC (CAS claim per message)";
+const char* const kMinRingMpStamp = "min ring MPSC + rdtsc (CAS + rdtsc per msg)";
+constexpr int kMinRingWaitPauses = 64;
+const char* const kMinRingMpStampWait = "min ring MPSC + rdtsc, idle consumer waits";
 
 std::vector<Contender> AllContenders() {
   std::vector<Contender> v;
@@ -124,7 +135,7 @@ std::vector<Contender> AllContenders() {
                                                                            Kind::kMcccMpsc));
   v.push_back(
       Make<MccFamily<DefaultBusTraits, kFull, Dispatch::kCallback, Stamp::kCallerTimestamp>>(
-          "mccc MPSC FULL callback PublishFast", Kind::kMcccMpsc));
+          kMpscFullCbFast, Kind::kMcccMpsc));
   v.push_back(Make<MccFamily<SteadyTraits, kFull, Dispatch::kCallback>>(
       "mccc MPSC FULL callback SteadyClock", Kind::kMcccMpsc));
   v.push_back(
@@ -132,10 +143,16 @@ std::vector<Contender> AllContenders() {
   v.push_back(
       Make<MccFamily<SpscTraits, kBare, Dispatch::kCallback>>(kSpscBareCb, Kind::kMcccSpsc));
   v.push_back(Make<MccFamily<SpscTraits, kFull, Dispatch::kCallback, Stamp::kCallerTimestamp>>(
-      "mccc SPSC FULL callback PublishFast", Kind::kMcccSpsc));
+      kSpscFullCbFast, Kind::kMcccSpsc));
   v.push_back(Make<MccFamily<SpscSteadyTraits, kFull, Dispatch::kCallback>>(
       "mccc SPSC FULL callback SteadyClock", Kind::kMcccSpsc));
   v.push_back(Make<IdealFamily>(kIdeal, Kind::kLimit));
+  v.push_back(Make<MinimalRingFamily<false, false>>(kMinRingSp, Kind::kLimit));
+  v.push_back(Make<MinimalRingFamily<false, true>>(kMinRingSpStamp, Kind::kLimit));
+  v.push_back(Make<MinimalRingFamily<true, false>>(kMinRingMp, Kind::kLimit));
+  v.push_back(Make<MinimalRingFamily<true, true>>(kMinRingMpStamp, Kind::kLimit));
+  v.push_back(
+      Make<MinimalRingFamily<true, true, kMinRingWaitPauses>>(kMinRingMpStampWait, Kind::kLimit));
   v.push_back(Make<MccFamily<DefaultBusTraits, kFull, Dispatch::kCallback, Stamp::kBatch>>(
       "mccc MPSC FULL callback PublishBatch(64)", Kind::kBatch));
   v.push_back(Make<MccFamily<SpscTraits, kFull, Dispatch::kCallback, Stamp::kBatch>>(
@@ -542,6 +559,57 @@ int main(int argc, char** argv) {
     target(std::string("Latency P99 / P50, ") + name, p50 > 0.0 ? p99 / p50 : 0.0, 2.0, false, "x");
   }
 
+  // ----------------------------------------------------------------------------------------
+  // Minimal rings: what per-message publication, the shared claim and the per-message stamp
+  // cost by themselves (not targets; they explain the targets).
+  // ----------------------------------------------------------------------------------------
+  std::vector<std::string> minimal_json;
+  std::printf(
+      "\nMinimal rings with the same per-message promises (common/minimal_ring.hpp), 24-byte "
+      "payload, one producer:\n");
+  auto relation = [&](const std::string& what, double value, const std::string& unit) {
+    if (value <= 0.0) {
+      std::printf("  %-62s n/a (a contender is missing from this run)\n", what.c_str());
+      return;
+    }
+    std::printf("  %-62s %10.3f %s\n", what.c_str(), value, unit.c_str());
+    JsonObject o;
+    o.Str("relation", what).Num("value", value).Str("unit", unit);
+    minimal_json.push_back(o.Text());
+  };
+  auto ratio = [](double a, double b) { return a > 0.0 && b > 0.0 ? a / b : 0.0; };
+  if (std::find(cfg.size_indices.begin(), cfg.size_indices.end(), 0U) != cfg.size_indices.end()) {
+    std::string best_mp_name = "none";
+    std::string best_sp_name = "none";
+    const double best_mp = best_of(Kind::kPeerMpsc, &best_mp_name);
+    const double best_sp = best_of(Kind::kPeerSpsc, &best_sp_name);
+    const double ring_mp = e2e_median(kMinRingMp);
+    const double ring_mp_stamp = e2e_median(kMinRingMpStamp);
+    const double ring_sp = e2e_median(kMinRingSp);
+    const double ring_sp_stamp = e2e_median(kMinRingSpStamp);
+    relation("E2E min ring MPSC + rdtsc / " + best_mp_name, ratio(ring_mp_stamp, best_mp), "x");
+    relation("E2E min ring MPSC / " + best_mp_name, ratio(ring_mp, best_mp), "x");
+    relation("E2E min ring MPSC + rdtsc, idle consumer waits / " + best_mp_name,
+             ratio(e2e_median(kMinRingMpStampWait), best_mp), "x");
+    relation("E2E min ring SPSC + rdtsc / " + best_sp_name, ratio(ring_sp_stamp, best_sp), "x");
+    relation("E2E min ring SPSC / " + best_sp_name, ratio(ring_sp, best_sp), "x");
+    relation(std::string("E2E ") + kMpscFullCb + " / min ring MPSC + rdtsc",
+             ratio(e2e_median(kMpscFullCb), ring_mp_stamp), "x");
+    relation(std::string("E2E ") + kMpscFullCbFast + " / min ring MPSC",
+             ratio(e2e_median(kMpscFullCbFast), ring_mp), "x");
+    relation(std::string("E2E ") + kSpscFullCb + " / min ring SPSC + rdtsc",
+             ratio(e2e_median(kSpscFullCb), ring_sp_stamp), "x");
+    relation(std::string("E2E ") + kSpscFullCbFast + " / min ring SPSC",
+             ratio(e2e_median(kSpscFullCbFast), ring_sp), "x");
+  }
+  for (const char* name : {kMinRingMpStamp, kMinRingMp, kMinRingSpStamp, kMinRingSp}) {
+    relation(std::string("Publish-only ") + name, Median(res.publish[name].values), "ns");
+  }
+  for (const char* name : {kMinRingMpStamp, kMinRingMpStampWait}) {
+    relation(std::string("Latency P50 / one-way handoff, ") + name,
+             ratio(Median(res.latency[name].p50), pingpong.median), "x");
+  }
+
   bool all_valid = true;
   for (const auto& kv : res.e2e) {
     all_valid = all_valid && kv.second.all_valid;
@@ -565,6 +633,7 @@ int main(int argc, char** argv) {
   results.Raw("publish_only", JArray(publish_json));
   results.Raw("latency", JArray(latency_json));
   results.Raw("targets", JArray(target_json));
+  results.Raw("minimal_rings", JArray(minimal_json));
   results.Bool("all_sequence_checks_passed", all_valid);
   if (!WriteJson(cfg.json, info, results.Text())) {
     return 1;
