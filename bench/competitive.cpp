@@ -509,6 +509,14 @@ int main(int argc, char** argv) {
     }
     return best;
   };
+  // Used by the targets and by the minimal rings below: the 24-byte E2E rows, if run.
+  const bool ran_24b =
+      std::find(cfg.size_indices.begin(), cfg.size_indices.end(), 0U) != cfg.size_indices.end();
+  std::string best_mp_name = "none";
+  std::string best_sp_name = "none";
+  const double best_mp = best_of(Kind::kPeerMpsc, &best_mp_name);
+  const double best_sp = best_of(Kind::kPeerSpsc, &best_sp_name);
+  auto ratio = [](double a, double b) { return a > 0.0 && b > 0.0 ? a / b : 0.0; };
   std::vector<std::string> target_json;
   std::printf("\nTargets (issue 4, section 3), 24-byte payload, one producer:\n");
   auto target = [&](const std::string& what, double measured, double limit, bool higher_is_better,
@@ -525,25 +533,18 @@ int main(int argc, char** argv) {
     o.Bool("higher_is_better", higher_is_better).Bool("met", met);
     target_json.push_back(o.Text());
   };
-  if (std::find(cfg.size_indices.begin(), cfg.size_indices.end(), 0U) != cfg.size_indices.end()) {
-    std::string best_mp_name = "none";
-    std::string best_sp_name = "none";
-    const double best_mp = best_of(Kind::kPeerMpsc, &best_mp_name);
-    const double best_sp = best_of(Kind::kPeerSpsc, &best_sp_name);
+  if (ran_24b) {
     const double mpsc_full = e2e_median(kMpscFullCb);
     const double spsc_full = e2e_median(kSpscFullCb);
     target("E2E MPSC FULL callback / best MP queue (" + best_mp_name + ")",
-           best_mp > 0.0 ? mpsc_full / best_mp : 0.0, 1.0, true, "x");
+           ratio(mpsc_full, best_mp), 1.0, true, "x");
     target("E2E SPSC FULL callback / best SPSC queue (" + best_sp_name + ")",
-           best_sp > 0.0 ? spsc_full / best_sp : 0.0, 1.0, true, "x");
-    const double bare_cb = e2e_median(kMpscBareCb);
-    const double bare_vis = e2e_median(kMpscBareVisitor);
-    target("E2E MPSC FULL/BARE, callback", bare_cb > 0.0 ? mpsc_full / bare_cb : 0.0, 0.9, true,
+           ratio(spsc_full, best_sp), 1.0, true, "x");
+    target("E2E MPSC FULL/BARE, callback", ratio(mpsc_full, e2e_median(kMpscBareCb)), 0.9, true,
            "x");
     target("E2E MPSC FULL/BARE, visitor",
-           bare_vis > 0.0 ? e2e_median(kMpscFullVisitor) / bare_vis : 0.0, 0.9, true, "x");
-    const double spsc_bare = e2e_median(kSpscBareCb);
-    target("E2E SPSC FULL/BARE, callback", spsc_bare > 0.0 ? spsc_full / spsc_bare : 0.0, 0.9, true,
+           ratio(e2e_median(kMpscFullVisitor), e2e_median(kMpscBareVisitor)), 0.9, true, "x");
+    target("E2E SPSC FULL/BARE, callback", ratio(spsc_full, e2e_median(kSpscBareCb)), 0.9, true,
            "x");
   }
   target("Publish-only MPSC FULL (Publish)", Median(res.publish[kMpscFullCb].values), 10.0, false,
@@ -554,9 +555,9 @@ int main(int argc, char** argv) {
     const LatencySeries& l = res.latency[name];
     const double p50 = Median(l.p50);
     const double p99 = Median(l.p99);
-    target(std::string("Latency P50 / one-way handoff, ") + name,
-           pingpong.median > 0.0 ? p50 / pingpong.median : 0.0, 1.5, false, "x");
-    target(std::string("Latency P99 / P50, ") + name, p50 > 0.0 ? p99 / p50 : 0.0, 2.0, false, "x");
+    target(std::string("Latency P50 / one-way handoff, ") + name, ratio(p50, pingpong.median), 1.5,
+           false, "x");
+    target(std::string("Latency P99 / P50, ") + name, ratio(p99, p50), 2.0, false, "x");
   }
 
   // ----------------------------------------------------------------------------------------
@@ -577,12 +578,7 @@ int main(int argc, char** argv) {
     o.Str("relation", what).Num("value", value).Str("unit", unit);
     minimal_json.push_back(o.Text());
   };
-  auto ratio = [](double a, double b) { return a > 0.0 && b > 0.0 ? a / b : 0.0; };
-  if (std::find(cfg.size_indices.begin(), cfg.size_indices.end(), 0U) != cfg.size_indices.end()) {
-    std::string best_mp_name = "none";
-    std::string best_sp_name = "none";
-    const double best_mp = best_of(Kind::kPeerMpsc, &best_mp_name);
-    const double best_sp = best_of(Kind::kPeerSpsc, &best_sp_name);
+  if (ran_24b) {
     const double ring_mp = e2e_median(kMinRingMp);
     const double ring_mp_stamp = e2e_median(kMinRingMpStamp);
     const double ring_sp = e2e_median(kMinRingSp);

@@ -230,6 +230,21 @@ struct MccFamily {
 // The limit: a minimal single-producer ring that publishes its index once per batch
 // ---------------------------------------------------------------------------------------------
 
+/// @brief A 64-bit atomic alone on its cache line, so that what one core writes there shares the
+/// line with nothing the other core writes.
+struct alignas(64) LineCounter {
+  std::atomic<uint64_t> value{0U};
+};
+
+/// @brief Smallest power of two >= n (ring capacities).
+inline uint64_t RoundUpPow2(std::size_t n) {
+  uint64_t p = 1U;
+  while (p < n) {
+    p <<= 1U;
+  }
+  return p;
+}
+
 /// @brief Reference SPSC ring: slots padded to whole 64-byte lines, the producer publishes its
 /// tail once per kBatch messages (or when it finds the ring full, or at Flush), the consumer
 /// takes everything up to the published tail and publishes its head once per poll. Nothing else:
@@ -297,24 +312,14 @@ class IdealHandoff {
   struct alignas(64) Slot {
     P value;
   };
-  struct alignas(64) Line {
-    std::atomic<uint64_t> value{0U};
-  };
-  static uint64_t RoundUpPow2(std::size_t n) {
-    uint64_t p = 1U;
-    while (p < n) {
-      p <<= 1U;
-    }
-    return p;
-  }
 
   const uint64_t capacity_;
   const uint64_t mask_;
   const uint64_t batch_;
   std::unique_ptr<Slot[]> slots_;
   Sink* sink_;
-  Line tail_;
-  Line head_;
+  LineCounter tail_;
+  LineCounter head_;
   alignas(64) uint64_t local_tail_ = 0U;  // producer-owned
   uint64_t cached_head_ = 0U;
   uint64_t pending_ = 0U;
@@ -519,10 +524,7 @@ LatencyOutcome RunLatency(uint64_t warmup, uint64_t samples, bool* pinned) {
     const uint64_t total = warmup + samples;
     std::vector<uint64_t> sent(total, 0U);
     std::vector<uint64_t> arrival(total, 0U);
-    struct alignas(64) AckLine {
-      std::atomic<uint64_t> value{0U};
-    };
-    auto ack = std::make_unique<AckLine>();
+    auto ack = std::make_unique<LineCounter>();
     auto sink = std::make_unique<LatencySink>();
     sink->arrival = arrival.data();
     sink->ack = &ack->value;
@@ -573,10 +575,7 @@ LatencyOutcome RunLatency(uint64_t warmup, uint64_t samples, bool* pinned) {
 /// for the other's value and answers. Every round trip is timed on its own (Ticks); returns the
 /// median one-way handoff in ns (median round trip / 2), which a preempted spinner cannot skew.
 inline double RunPingPong(uint64_t iterations, bool* pinned) {
-  struct alignas(64) Line {
-    std::atomic<uint64_t> value{0U};
-  };
-  auto line = std::make_unique<Line>();
+  auto line = std::make_unique<LineCounter>();
   std::vector<double> round_trips(iterations, 0.0);
   const double scale = Ticks::NsPerTick();
   RunPinnedThreads(

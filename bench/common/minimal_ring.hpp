@@ -164,23 +164,13 @@ class MinimalPromiseRing {
     uint64_t stamp;
     P payload;
   };
-  struct alignas(64) Line {
-    std::atomic<uint64_t> value{0U};
-  };
-  static uint64_t RoundUpPow2(std::size_t n) {
-    uint64_t p = 1U;
-    while (p < n) {
-      p <<= 1U;
-    }
-    return p;
-  }
 
   const uint64_t capacity_;
   const uint64_t mask_;
   std::unique_ptr<Slot[]> slots_;
   Sink* sink_;
-  Line tail_;
-  Line head_;
+  LineCounter tail_;
+  LineCounter head_;
   alignas(64) uint64_t local_head_ = 0U;  // consumer-owned
   uint64_t stamp_sum_ = 0U;
 };
