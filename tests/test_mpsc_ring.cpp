@@ -171,6 +171,9 @@ void BatchWrapAround() {
 TEST(MpscRing, BatchWrapAround64BitMultiProducer) {
   BatchWrapAround<uint64_t, false>();
 }
+TEST(MpscRing, BatchWrapAround64BitSingleProducer) {
+  BatchWrapAround<uint64_t, true>();
+}
 TEST(MpscRing, BatchWrapAround32BitSingleProducer) {
   BatchWrapAround<uint32_t, true>();
 }
