@@ -242,12 +242,10 @@ class AsyncBus {
       return 0U;
     }
     const uint64_t timestamp_us = Traits::Clock::NowUs();
-    const Position limit = mode == PerformanceMode::BARE_METAL ? static_cast<Position>(kQueueDepth)
-                                                               : kLimits[priority_index];
     const RingBatchClaim<Position> claim = ring_.TryPublishBatch(
-        limit, count, [&](void* storage, Position position, uint32_t index) noexcept {
-          const uint64_t msg_id = kProducerAssignsIds ? MessageIdAt(position) : 0U;
-          ::new (storage) Envelope{MessageHeader{msg_id, timestamp_us, sender_id, priority},
+        LimitFor(mode, priority_index), count,
+        [&](void* storage, Position position, uint32_t index) noexcept {
+          ::new (storage) Envelope{HeaderAt(position, timestamp_us, sender_id, priority),
                                    Payload(std::in_place_type<T>, messages[index])};
         });
     const auto admitted = static_cast<uint32_t>(claim.admitted);
@@ -503,14 +501,9 @@ class AsyncBus {
       return false;
     }
     const PerformanceMode mode = LoadMode();
-    const Position limit = mode == PerformanceMode::BARE_METAL ? static_cast<Position>(kQueueDepth)
-                                                               : kLimits[priority_index];
-    const RingClaim<Position> claim =
-        ring_.TryPublish(limit, [&](void* storage, Position position) noexcept {
-          // 64-bit positions: the id is the position (plus a constant), written by the producer
-          // so the consumer never writes to a slot line. 32-bit positions: the consumer widens.
-          const uint64_t msg_id = kProducerAssignsIds ? MessageIdAt(position) : 0U;
-          construct(storage, MessageHeader{msg_id, timestamp_us, sender_id, priority});
+    const RingClaim<Position> claim = ring_.TryPublish(
+        LimitFor(mode, priority_index), [&](void* storage, Position position) noexcept {
+          construct(storage, HeaderAt(position, timestamp_us, sender_id, priority));
         });
     if (MCCC_LIKELY(claim.admitted)) {
       if (mode == PerformanceMode::FULL_FEATURED) {
@@ -559,6 +552,23 @@ class AsyncBus {
     if (callback != nullptr) {
       callback(error, msg_id);
     }
+  }
+
+  /// Admission limit of a publish of priority `priority_index` (< kPriorityCount) in `mode`:
+  /// BARE_METAL admits up to the whole queue, the other modes the priority's threshold.
+  static Position LimitFor(PerformanceMode mode, std::size_t priority_index) noexcept {
+    return mode == PerformanceMode::BARE_METAL ? static_cast<Position>(kQueueDepth)
+                                               : kLimits[priority_index];
+  }
+
+  /// The header a producer writes for the message claimed at `position`. 64-bit positions: the
+  /// id is the position (plus a constant), written by the producer so the consumer never writes
+  /// to a slot line. 32-bit positions: 0 here, the consumer widens the position.
+  MCCC_ALWAYS_INLINE MessageHeader HeaderAt(Position position, uint64_t timestamp_us,
+                                            uint32_t sender_id,
+                                            MessagePriority priority) const noexcept {
+    const uint64_t msg_id = kProducerAssignsIds ? MessageIdAt(position) : 0U;
+    return MessageHeader{msg_id, timestamp_us, sender_id, priority};
   }
 
   /// The msg_id of ring position `position` (64-bit positions; producer side).
