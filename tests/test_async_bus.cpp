@@ -118,6 +118,72 @@ TEST_F(AsyncBusTest, TimestampsComeFromMonotonicClock) {
   EXPECT_LE(stamps[1], after);
 }
 
+// A clock that splits its reading (clock.hpp): Sample() returns a ticket, ToUs() its time.
+// Counts both, so a test sees where a publish reads and where it converts.
+struct SplitClock {
+  struct Reading {
+    uint64_t ticket;
+  };
+  static inline uint64_t samples = 0U;
+  static inline uint64_t conversions = 0U;
+  static inline uint64_t whole_readings = 0U;
+  static Reading Sample() noexcept { return Reading{++samples}; }
+  static uint64_t ToUs(const Reading& reading) noexcept {
+    ++conversions;
+    return 1000U + reading.ticket;
+  }
+  static uint64_t NowUs() noexcept {
+    ++whole_readings;
+    return ToUs(Sample());
+  }
+  static void Reset() noexcept { samples = conversions = whole_readings = 0U; }
+};
+struct SplitClockTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  using Clock = SplitClock;
+};
+struct SplitClockSpscTraits : SplitClockTraits {
+  static constexpr bool kSingleProducer = true;
+};
+
+TEST(AsyncBusClock, MultiProducerBusSamplesBeforeTheClaimAndConvertsOnlyWhatItAdmits) {
+  static_assert(mccc::detail::ClockSplitsReading<SplitClock>::value, "the test clock splits");
+  SplitClock::Reset();
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, SplitClockTraits>>();
+  SplitClock::Reset();  // the constructor's warm-up reading
+  std::vector<uint64_t> stamps;
+  bus->Subscribe<SensorData>(
+      [&](const SensorData&, const mccc::MessageHeader& h) { stamps.push_back(h.timestamp_us); });
+  uint64_t admitted = 0U;
+  // Default admission: HIGH uses the whole queue; publish past it so that some are refused.
+  for (int i = 0; i < 80; ++i) {
+    admitted +=
+        bus->PublishWithPriority(SensorData{1.0F}, 1U, mccc::MessagePriority::HIGH) ? 1U : 0U;
+  }
+  EXPECT_EQ(admitted, 64U);
+  EXPECT_EQ(SplitClock::samples, 80U) << "one reading per publish, refused or not";
+  EXPECT_EQ(SplitClock::conversions, 64U) << "a refused publish converts nothing";
+  EXPECT_EQ(SplitClock::whole_readings, 0U) << "NowUs is not used";
+  EXPECT_EQ(bus->ProcessBatch(), 64U);
+  ASSERT_EQ(stamps.size(), 64U);
+  for (std::size_t i = 0U; i < stamps.size(); ++i) {
+    EXPECT_EQ(stamps[i], 1001U + i) << "the header carries the publish's own reading";
+  }
+}
+
+TEST(AsyncBusClock, SingleProducerBusReadsTheClockInOnePiece) {
+  SplitClock::Reset();
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, SplitClockSpscTraits>>();
+  SplitClock::Reset();
+  uint64_t stamp = 0U;
+  bus->Subscribe<SensorData>(
+      [&](const SensorData&, const mccc::MessageHeader& h) { stamp = h.timestamp_us; });
+  EXPECT_TRUE(bus->Publish(SensorData{1.0F}, 1U));
+  EXPECT_EQ(SplitClock::whole_readings, 1U);
+  EXPECT_EQ(bus->ProcessBatch(), 1U);
+  EXPECT_EQ(stamp, 1001U);
+}
+
 TEST_F(AsyncBusTest, MessageIdsIncreaseInDeliveryOrder) {
   std::vector<uint64_t> ids;
   bus_->Subscribe<MotorCmd>(

@@ -222,6 +222,29 @@ TEST(TscClock, StaysOnSteadyClocksTimeLine) {
   }
 }
 
+TEST(TscClock, SplitReadingIsNowUsInTwoHalves) {
+  static_assert(mccc::detail::ClockSplitsReading<mccc::TscClock>::value, "TscClock splits");
+  static_assert(!mccc::detail::ClockSplitsReading<mccc::SteadyClock>::value, "one piece");
+  static_assert(!mccc::detail::ClockSplitsReading<mccc::NullClock>::value, "one piece");
+  // Across two resynchronisations (~120 ms): each split reading lies between the whole readings
+  // taken before and after it, and the split readings never go backwards.
+  const uint64_t end = mccc::SteadyClock::NowUs() + 120000U;
+  uint64_t previous = 0U;
+  uint64_t readings = 0U;
+  while (mccc::SteadyClock::NowUs() < end) {
+    const uint64_t before = mccc::TscClock::NowUs();
+    const mccc::TscClock::Reading sample = mccc::TscClock::Sample();
+    const uint64_t split = mccc::TscClock::ToUs(sample);
+    const uint64_t after = mccc::TscClock::NowUs();
+    ASSERT_LE(before, split);
+    ASSERT_LE(split, after);
+    ASSERT_LE(previous, split);
+    previous = split;
+    ++readings;
+  }
+  EXPECT_GT(readings, 0U);
+}
+
 TEST(TscClock, IsTheDefaultClockOnX86) {
 #if MCCC_DEFAULT_CLOCK_STEADY
   EXPECT_TRUE((std::is_same_v<mccc::DefaultBusTraits::Clock, mccc::SteadyClock>));

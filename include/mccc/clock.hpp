@@ -1,10 +1,17 @@
 /// @file clock.hpp
 /// @brief Timestamp sources for message headers: the bus reads `Traits::Clock::NowUs()` once per
 /// publish (never for PublishFast). A clock is any type with `static uint64_t NowUs() noexcept`.
+///
+/// A clock may also split a reading in two: `static Reading Sample() noexcept` takes the instant
+/// (say, the counter and what converts it) and `static uint64_t ToUs(const Reading&) noexcept`
+/// turns it into microseconds, with `NowUs() == ToUs(Sample())`. A multi-producer bus then
+/// samples before its claim and converts after it, so that nothing the claim's locked instruction
+/// waits for depends on the conversion's range check (async_bus.hpp, ReadClock). TscClock does.
 #ifndef MCCC_CLOCK_HPP_
 #define MCCC_CLOCK_HPP_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "mccc/config.hpp"
 #include "mccc/detail/tsc_timeline.hpp"
@@ -68,17 +75,26 @@ struct TscClock {
     State& state = Get();
     detail::TscLine line{};
     const uint64_t ticks = ReadLineAndCounter(state, line);
-    // The common case in one unsigned comparison: at or after the anchor and before the bend
-    // (so no resynchronisation is due either). There TscEvaluate is exactly this one multiply,
-    // so readings are the same as on the full path; the rest (steady_clock fallback, readings
-    // just before an anchor placed ahead, the bent segment, a due resynchronisation) takes it.
-    // 30 instead of 44 instructions per reading (callgrind).
-    const uint64_t delta = ticks - line.anchor_ticks;
-    if (MCCC_LIKELY(state.usable && delta <= state.steering.period_ticks)) {
-      const detail::TscUWide scaled = static_cast<detail::TscUWide>(delta) * line.slope_q32;
-      return (line.anchor_ns + static_cast<uint64_t>(scaled >> 32U)) / 1000U;
-    }
-    return NowUsFullPath(state);
+    return Convert(state, ticks, line);
+  }
+
+  /// @brief An instant: the counter and the line that converts it, read in one seqlock window.
+  struct Reading {
+    uint64_t ticks;
+    detail::TscLine line;
+  };
+
+  /// @brief First half of NowUs: the seqlock read and the `rdtsc`; no branch on the counter.
+  /// Threadsafe, lock-free.
+  MCCC_ALWAYS_INLINE static Reading Sample() noexcept {
+    Reading reading{};
+    reading.ticks = ReadLineAndCounter(Get(), reading.line);
+    return reading;
+  }
+
+  /// @brief Second half of NowUs: the microseconds of a Sample(). Threadsafe, lock-free.
+  MCCC_ALWAYS_INLINE static uint64_t ToUs(const Reading& reading) noexcept {
+    return Convert(Get(), reading.ticks, reading.line);
   }
 
   /// @brief True when readings come from the cycle counter (false: every call is SteadyClock).
@@ -125,6 +141,23 @@ struct TscClock {
         return ticks;
       }
     }
+  }
+
+  /// Microseconds of `ticks` read with `line`.
+  MCCC_ALWAYS_INLINE static uint64_t Convert(State& state, uint64_t ticks,
+                                             const detail::TscLine& line) noexcept {
+    // The common case in one unsigned comparison: at or after the anchor and before the bend
+    // (so no resynchronisation is due either). There TscEvaluate is exactly this one multiply,
+    // so readings are the same as on the full path; the rest (steady_clock fallback, readings
+    // just before an anchor placed ahead, the bent segment, a due resynchronisation) takes it,
+    // reading the counter afresh (a little later than `ticks`; about once per 50 ms per thread).
+    // 30 instead of 44 instructions per reading (callgrind).
+    const uint64_t delta = ticks - line.anchor_ticks;
+    if (MCCC_LIKELY(state.usable && delta <= state.steering.period_ticks)) {
+      const detail::TscUWide scaled = static_cast<detail::TscUWide>(delta) * line.slope_q32;
+      return (line.anchor_ns + static_cast<uint64_t>(scaled >> 32U)) / 1000U;
+    }
+    return NowUsFullPath(state);
   }
 
   /// A reading outside NowUs's common case: both segments, and the resynchronisation when it
@@ -276,6 +309,17 @@ inline bool TscClock::CounterIsTrustworthy() noexcept {
 #else
 #define MCCC_HAS_TSC_CLOCK 0
 #endif
+
+namespace detail {
+
+/// True when `Clock` splits a reading into Sample() and ToUs() (see the file comment).
+template <typename Clock, typename = void>
+struct ClockSplitsReading : std::false_type {};
+template <typename Clock>
+struct ClockSplitsReading<Clock, std::void_t<decltype(Clock::ToUs(Clock::Sample()))>>
+    : std::bool_constant<std::is_same_v<decltype(Clock::ToUs(Clock::Sample())), uint64_t>> {};
+
+}  // namespace detail
 
 /// @brief The clock DefaultBusTraits uses: TscClock on hosted x86 (steady_clock's time line at
 /// the cost of one rdtsc; it falls back to steady_clock by itself where the counter is not
