@@ -171,6 +171,29 @@ TEST(AsyncBusClock, MultiProducerBusSamplesBeforeTheClaimAndConvertsOnlyWhatItAd
   }
 }
 
+// A split clock whose Reading is an integer (raw ticks): still converted, never taken for
+// microseconds.
+struct RawTicksClock {
+  static uint64_t Sample() noexcept { return 7U; }
+  static uint64_t ToUs(uint64_t ticks) noexcept { return ticks * 1000U; }
+  static uint64_t NowUs() noexcept { return ToUs(Sample()); }
+};
+struct RawTicksClockTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  using Clock = RawTicksClock;
+};
+
+TEST(AsyncBusClock, IntegerReadingIsConvertedNotTakenForMicroseconds) {
+  static_assert(mccc::detail::ClockSplitsReading<RawTicksClock>::value, "the test clock splits");
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, RawTicksClockTraits>>();
+  uint64_t stamp = 0U;
+  bus->Subscribe<SensorData>(
+      [&](const SensorData&, const mccc::MessageHeader& h) { stamp = h.timestamp_us; });
+  EXPECT_TRUE(bus->Publish(SensorData{1.0F}, 1U));
+  EXPECT_EQ(bus->ProcessBatch(), 1U);
+  EXPECT_EQ(stamp, 7000U);
+}
+
 TEST(AsyncBusClock, SingleProducerBusReadsTheClockInOnePiece) {
   SplitClock::Reset();
   auto bus = std::make_unique<mccc::AsyncBus<Payload, SplitClockSpscTraits>>();

@@ -457,7 +457,7 @@ class AsyncBus {
     return table_.Add(index, typename Table::Callback(Adapter{std::forward<F>(callback)}));
   }
 
-  /// `stamp`: the microseconds, or a clock Reading converted after the claim (ReadClock).
+  /// `stamp`: the microseconds, or a PendingReading converted after the claim (ReadClock).
   template <typename T, typename Stamp>
   MCCC_ALWAYS_INLINE bool PublishImpl(T&& message, uint32_t sender_id, MessagePriority priority,
                                       const Stamp& stamp) noexcept {
@@ -560,23 +560,31 @@ class AsyncBus {
   static constexpr bool kSplitClockRead =
       !Traits::kSingleProducer && detail::ClockSplitsReading<typename Traits::Clock>::value;
 
-  /// The clock reading of a publish, taken before its claim: microseconds, or a Reading.
+  /// A clock Sample() not yet converted. Its own type, so that it is never taken for
+  /// microseconds, even when the clock's Reading is itself an integer (raw ticks, say).
+  template <typename Reading>
+  struct PendingReading {
+    Reading reading;
+  };
+
+  /// The clock reading of a publish, taken before its claim: microseconds, or a PendingReading.
   MCCC_ALWAYS_INLINE static auto ReadClock() noexcept {
     if constexpr (kSplitClockRead) {
-      return Traits::Clock::Sample();
+      return PendingReading<decltype(Traits::Clock::Sample())>{Traits::Clock::Sample()};
     } else {
       return Traits::Clock::NowUs();
     }
   }
 
-  /// Microseconds of a ReadClock() value or of PublishFast's caller timestamp.
-  template <typename Stamp>
-  MCCC_ALWAYS_INLINE static uint64_t StampToUs(const Stamp& stamp) noexcept {
-    if constexpr (std::is_same_v<Stamp, uint64_t>) {
-      return stamp;
-    } else {
-      return Traits::Clock::ToUs(stamp);
-    }
+  /// Microseconds of PublishFast's caller timestamp or of a one-piece NowUs(): itself.
+  static uint64_t StampToUs(uint64_t timestamp_us) noexcept {
+    return timestamp_us;
+  }
+
+  /// Microseconds of a split reading: converted now, after the claim.
+  template <typename Reading>
+  MCCC_ALWAYS_INLINE static uint64_t StampToUs(const PendingReading<Reading>& pending) noexcept {
+    return Traits::Clock::ToUs(pending.reading);
   }
 
   /// Admission limit of a publish of priority `priority_index` (< kPriorityCount) in `mode`:
