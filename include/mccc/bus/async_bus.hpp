@@ -248,10 +248,7 @@ class AsyncBus {
         });
     const auto admitted = static_cast<uint32_t>(claim.admitted);
     if (MCCC_LIKELY(admitted != 0U)) {
-      if (mode == PerformanceMode::FULL_FEATURED) {
-        stats_.CountPublished(priority, admitted);
-      }
-      NotifyConsumer();
+      OnAdmitted(mode, priority, admitted);
     }
     if (MCCC_UNLIKELY(admitted != count)) {
       OnRejected(mode, priority, static_cast<Position>(claim.position + claim.admitted),
@@ -502,14 +499,21 @@ class AsyncBus {
           construct(storage, HeaderAt(position, StampToUs(stamp), sender_id, priority));
         });
     if (MCCC_LIKELY(claim.admitted)) {
-      if (mode == PerformanceMode::FULL_FEATURED) {
-        stats_.CountPublished(priority);
-      }
-      NotifyConsumer();
+      OnAdmitted(mode, priority, 1U);
       return true;
     }
     OnRejected(mode, priority, claim.position);
     return false;
+  }
+
+  /// After `admitted` (>= 1) messages of `priority` were published: counts them (FULL_FEATURED)
+  /// and wakes a sleeping consumer.
+  MCCC_ALWAYS_INLINE void OnAdmitted(PerformanceMode mode, MessagePriority priority,
+                                     uint32_t admitted) noexcept {
+    if (mode == PerformanceMode::FULL_FEATURED) {
+      stats_.CountPublished(priority, admitted);
+    }
+    NotifyConsumer();
   }
 
   MCCC_ALWAYS_INLINE void NotifyConsumer() noexcept {
