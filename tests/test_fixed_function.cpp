@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for mccc::FixedFunction (include/mccc/containers/fixed_function.hpp).
 #include "mccc/containers/fixed_function.hpp"
 

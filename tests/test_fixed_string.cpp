@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for mccc::FixedString (include/mccc/containers/fixed_string.hpp).
 #include "mccc/containers/fixed_string.hpp"
 
@@ -5,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace {
@@ -42,6 +44,18 @@ constexpr FixedString<4> MakeAssigned() {
   return s;
 }
 static_assert(MakeAssigned() == "wxyz", "constexpr literal assignment");
+
+// The string_view constructor and the assign overloads are constant expressions too.
+static_assert(FixedString<3>(TruncateToCapacity, std::string_view("abcdef")) == "abc", "");
+constexpr FixedString<4> MakeTruncAssigned() {
+  FixedString<4> s("ab");
+  s.assign(TruncateToCapacity, "vwxyz");
+  return s;
+}
+static_assert(MakeTruncAssigned() == "vwxy", "constexpr truncating assign");
+// The tag is still required for a std::string, as for a const char*.
+static_assert(!std::is_constructible<FixedString<16>, const std::string&>::value, "");
+static_assert(!std::is_constructible<FixedString<16>, std::string_view>::value, "");
 
 // ----- construction -------------------------------------------------------------------------
 
@@ -246,6 +260,73 @@ TEST(FixedStringTest, EqualityWithNullPointerTreatsItAsEmpty) {
   EXPECT_FALSE(FixedString<4>("a") == null_string);
   EXPECT_TRUE(FixedString<4>("a") != null_string);
   EXPECT_TRUE(null_string != FixedString<4>("a"));
+}
+
+// ----- std::string / std::string_view and assign ---------------------------------------------
+
+TEST(FixedStringTest, TruncateFromStdStringKeepsFirstNChars) {
+  const std::string long_text = "temperature sensor";
+  const FixedString<11> s(TruncateToCapacity, long_text);
+  EXPECT_EQ(s.size(), 11U);
+  EXPECT_STREQ(s.c_str(), "temperature");
+  const std::string short_text = "imu";
+  const FixedString<11> t(TruncateToCapacity, short_text);
+  EXPECT_EQ(t.size(), 3U);
+  EXPECT_STREQ(t.c_str(), "imu");
+  const FixedString<11> empty(TruncateToCapacity, std::string());
+  EXPECT_TRUE(empty.empty());
+}
+
+TEST(FixedStringTest, TruncateFromStdStringKeepsEmbeddedNulAsTheLengthSays) {
+  const std::string with_nul("a\0b", 3U);
+  const FixedString<8> s(TruncateToCapacity, with_nul);
+  EXPECT_EQ(s.size(), 3U);
+  EXPECT_EQ(s, (FixedString<3>(TruncateToCapacity, "a\0b", 3U)));
+}
+
+TEST(FixedStringTest, TruncateFromStringViewReadsOnlyTheView) {
+  const char text[] = "gyroscope";
+  const std::string_view first_four(text, 4U);  // not NUL-terminated after 4 chars
+  const FixedString<8> s(TruncateToCapacity, first_four);
+  EXPECT_EQ(s.size(), 4U);
+  EXPECT_STREQ(s.c_str(), "gyro");
+  const FixedString<8> none(TruncateToCapacity, std::string_view());
+  EXPECT_TRUE(none.empty());
+}
+
+TEST(FixedStringTest, AssignTruncatingReplacesTheWholeContent) {
+  FixedString<5> s("ab");
+  EXPECT_EQ(&s.assign(TruncateToCapacity, "hello world"), &s);
+  EXPECT_EQ(s.size(), 5U);
+  EXPECT_STREQ(s.c_str(), "hello");
+  // A shorter value leaves no trace of the longer one, in the chars after size() too.
+  s.assign(TruncateToCapacity, "hi");
+  EXPECT_EQ(s.size(), 2U);
+  EXPECT_EQ(s, FixedString<5>("hi"));
+  const char* const null_string = nullptr;
+  s.assign(TruncateToCapacity, null_string);
+  EXPECT_TRUE(s.empty());
+}
+
+TEST(FixedStringTest, AssignTruncatingWithLengthAndFromStrings) {
+  FixedString<4> s;
+  s.assign(TruncateToCapacity, "abcdef", 2U);
+  EXPECT_STREQ(s.c_str(), "ab");
+  s.assign(TruncateToCapacity, "abcdef", 6U);
+  EXPECT_STREQ(s.c_str(), "abcd");
+  s.assign(TruncateToCapacity, std::string("xyz"));
+  EXPECT_STREQ(s.c_str(), "xyz");
+  s.assign(TruncateToCapacity, std::string_view("uvwxyz"));
+  EXPECT_STREQ(s.c_str(), "uvwx");
+}
+
+TEST(FixedStringTest, AssignFromItsOwnContent) {
+  FixedString<8> s("abcdef");
+  s.assign(TruncateToCapacity, s.c_str() + 2);  // a suffix of itself
+  EXPECT_STREQ(s.c_str(), "cdef");
+  s.assign(TruncateToCapacity, s.c_str(), 2U);  // a prefix of itself
+  EXPECT_STREQ(s.c_str(), "cd");
+  EXPECT_EQ(s, FixedString<2>("cd"));
 }
 
 #if MCCC_ENABLE_ASSERTS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for mccc::FixedVector (include/mccc/containers/fixed_vector.hpp).
 //
 // Element lifetimes are checked with Tracked, which records every live object address: a
@@ -9,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -221,6 +223,44 @@ TEST_F(FixedVectorTest, EmplaceBackConstructsInPlace) {
   EXPECT_EQ(g_counters.value_constructions, 1);
   EXPECT_EQ(g_counters.default_constructions, 1);
   EXPECT_EQ(g_counters.copy_constructions + g_counters.move_constructions, 0);
+}
+
+// A message struct with no constructor: emplace_back builds it from its members with braces.
+struct Reading {
+  int channel;
+  double value;
+};
+
+// A type with both a (count, value) constructor and a list constructor: the parentheses win,
+// as in std::vector, so (3, 7) means three sevens and not the list {3, 7}.
+struct CountOrList {
+  CountOrList(std::size_t count, int value) noexcept : size(count), first(value) {}
+  CountOrList(std::initializer_list<int> list) noexcept
+      : size(list.size()), first(list.size() == 0U ? 0 : *list.begin()) {}
+  std::size_t size;
+  int first;
+};
+
+static_assert(noexcept(std::declval<FixedVector<Reading, 2>&>().emplace_back(1, 2.0)),
+              "brace construction of an aggregate of scalars cannot throw");
+
+TEST_F(FixedVectorTest, EmplaceBackBuildsAnAggregateFromItsMembers) {
+  FixedVector<Reading, 2> v;
+  ASSERT_TRUE(v.emplace_back(4, 2.5));
+  ASSERT_TRUE(v.emplace_back(5, -1.0));
+  EXPECT_FALSE(v.emplace_back(6, 1.0));
+  ASSERT_EQ(v.size(), 2U);
+  EXPECT_EQ(v[0].channel, 4);
+  EXPECT_EQ(v[0].value, 2.5);
+  EXPECT_EQ(v[1].channel, 5);
+  EXPECT_EQ(v[1].value, -1.0);
+}
+
+TEST_F(FixedVectorTest, EmplaceBackPrefersAConstructorOverBraces) {
+  FixedVector<CountOrList, 1> v;
+  ASSERT_TRUE(v.emplace_back(std::size_t{3}, 7));
+  EXPECT_EQ(v[0].size, 3U);
+  EXPECT_EQ(v[0].first, 7);
 }
 
 TEST_F(FixedVectorTest, InsertIntoFullVectorReturnsFalseAndTouchesNothing) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file fixed_function.hpp
 /// @brief FixedFunction<R(Args...), Capacity>: a move-only std::function replacement that stores
 /// the callable inside the object and never allocates.
@@ -15,7 +16,11 @@
 ///   wrapper's move operations are unconditionally noexcept, so containers can move it freely.
 /// - The empty state points at an operations table whose invoke asserts (debug) and traps, so a
 ///   call is always exactly one indirect call, with no null test on the hot path, and a call on an
-///   empty wrapper is never undefined behaviour in release builds either.
+///   empty wrapper is never undefined behaviour in release builds either. It does not return a
+///   default `R{}` instead: that would pass a missing callback off as an answer (a predicate
+///   saying false, a reading of 0), and it would need R to be default-constructible (no `T&()`).
+///   std::function treats the call as an error too (bad_function_call). Test with
+///   `explicit operator bool` where a callback is optional.
 #ifndef MCCC_CONTAINERS_FIXED_FUNCTION_HPP_
 #define MCCC_CONTAINERS_FIXED_FUNCTION_HPP_
 
@@ -68,7 +73,7 @@ class FixedFunction {
 /// function objects whose size is at most Capacity, whose alignment is at most
 /// alignof(std::max_align_t), and whose move constructor and destructor are noexcept.
 ///
-/// Thread safety: not thread-safe, except that concurrent calls of operator() are as safe as
+/// Thread-safety: not thread-safe, except that concurrent calls of operator() are as safe as
 /// concurrent calls of the stored callable itself (it is invoked as a non-const lvalue, like
 /// std::function does, so a mutable lambda is NOT safe to call concurrently).
 template <typename R, typename... Args, std::size_t Capacity>
@@ -228,7 +233,7 @@ class FixedFunction<R(Args...), Capacity> {
   /// @brief Calls the stored callable with `args` (one indirect call).
   ///
   /// Precondition: `static_cast<bool>(*this)`. Violations assert in debug builds and trap
-  /// otherwise. Exceptions thrown by the callable propagate. Thread safety: see the class.
+  /// otherwise. Exceptions thrown by the callable propagate. Thread-safety: see the class.
   R operator()(Args... args) const { return ops_->invoke(storage_, std::forward<Args>(args)...); }
 
   /// Bytes of inline storage (the Capacity template argument). Thread-safe.

@@ -1,14 +1,17 @@
+// SPDX-License-Identifier: MIT
 /// @file fixed_string.hpp
 /// @brief FixedString<N>: a NUL-terminated string of at most N chars stored inside the object.
 ///
 /// Why: names, topics and error texts in messages must not allocate, and a message that is
 /// copied through the ring must stay trivially copyable. A too-long string literal is caught at
-/// compile time; a runtime string is only accepted through the explicit TruncateToCapacity tag,
+/// compile time; a runtime string (a `const char*`, a pointer and a length, a std::string or a
+/// std::string_view) is only accepted through the explicit TruncateToCapacity tag,
 /// so shortening is always visible at the call site and never happens silently.
 #ifndef MCCC_CONTAINERS_FIXED_STRING_HPP_
 #define MCCC_CONTAINERS_FIXED_STRING_HPP_
 
 #include <cstddef>
+#include <string_view>
 
 #include "mccc/config.hpp"
 
@@ -30,7 +33,7 @@ inline constexpr TruncateToCapacity_t TruncateToCapacity{};
 /// travel inside bus messages. The chars after size() are always zero, so two equal strings
 /// are also equal byte for byte in their char storage.
 ///
-/// Thread safety: like a built-in value. Concurrent const calls are safe; a non-const call
+/// Thread-safety: like a built-in value. Concurrent const calls are safe; a non-const call
 /// concurrent with any other call on the same object is a data race.
 ///
 /// @tparam N capacity in chars, not counting the terminating NUL.
@@ -86,6 +89,32 @@ class FixedString {
       data_[i] = s[i];
     }
     size_ = length;
+  }
+
+  /// @brief From a std::string or std::string_view, keeping at most its first N chars.
+  ///
+  /// Exactly as the (s, len) constructor with `view.data()` and `view.size()`: embedded NULs are
+  /// copied. A `std::string` converts to the view without a copy. Not thread-safe (construction).
+  constexpr FixedString(TruncateToCapacity_t tag, std::string_view view) noexcept
+      : FixedString(tag, view.data(), view.size()) {}
+
+  /// @brief Replaces the content with at most the first N chars of the NUL-terminated `s` (a null
+  /// pointer gives the empty string), as the constructor of the same arguments does. `s` may
+  /// point into this string itself. Not thread-safe.
+  constexpr FixedString& assign(TruncateToCapacity_t tag, const char* s) noexcept {
+    return *this = FixedString(tag, s);
+  }
+
+  /// @brief Replaces the content with min(len, N) chars at `s`, as the constructor of the same
+  /// arguments does. `s` may point into this string itself. Not thread-safe.
+  constexpr FixedString& assign(TruncateToCapacity_t tag, const char* s, std::size_t len) noexcept {
+    return *this = FixedString(tag, s, len);
+  }
+
+  /// @brief Replaces the content with at most the first N chars of `view`, as the constructor of
+  /// the same arguments does. `view` may look into this string itself. Not thread-safe.
+  constexpr FixedString& assign(TruncateToCapacity_t tag, std::string_view view) noexcept {
+    return *this = FixedString(tag, view);
   }
 
   /// @brief Replaces the content with a string literal; same compile-time check as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file fixed_vector.hpp
 /// @brief FixedVector<T, N>: a vector of at most N elements stored inside the object.
 ///
@@ -16,6 +17,24 @@
 #include "mccc/config.hpp"
 
 namespace mccc {
+namespace detail {
+
+/// @brief True when `T{args...}` is a valid expression (an aggregate, a list constructor, no
+/// narrowing).
+template <typename Void, typename T, typename... Args>
+struct IsBraceConstructible : std::false_type {};
+template <typename T, typename... Args>
+struct IsBraceConstructible<std::void_t<decltype(T{std::declval<Args>()...})>, T, Args...>
+    : std::true_type {};
+
+/// @brief Whether `T{args...}` cannot throw; false when it is not valid at all.
+template <typename Void, typename T, typename... Args>
+struct IsNothrowBraceConstructible : std::false_type {};
+template <typename T, typename... Args>
+struct IsNothrowBraceConstructible<std::void_t<decltype(T{std::declval<Args>()...})>, T, Args...>
+    : std::bool_constant<noexcept(T{std::declval<Args>()...})> {};
+
+}  // namespace detail
 
 /// @brief Up to N elements of T in inline, uninitialized storage.
 ///
@@ -24,7 +43,7 @@ namespace mccc {
 /// unused capacity. Element addresses never change while the element is in the vector, except
 /// for the element that erase_unordered() moves into the erased slot.
 ///
-/// Thread safety: like a standard container. Concurrent const calls are safe; a non-const call
+/// Thread-safety: like a standard container. Concurrent const calls are safe; a non-const call
 /// concurrent with any other call on the same object is a data race.
 ///
 /// @tparam T element type: a non-const, non-volatile, non-array object type whose destructor
@@ -46,6 +65,19 @@ class FixedVector {
       std::is_nothrow_copy_constructible<T>::value && std::is_nothrow_copy_assignable<T>::value;
   static constexpr bool kNothrowMoveAssign =
       std::is_nothrow_move_constructible<T>::value && std::is_nothrow_move_assignable<T>::value;
+
+  // How emplace_back builds an element: `T(args...)` when T has such a constructor, as
+  // std::vector does; otherwise `T{args...}`, so that an aggregate (a plain message struct) can
+  // be emplaced from its members, as std::vector allows from C++20 on.
+  template <typename... Args>
+  static constexpr bool kParenthesized = std::is_constructible<T, Args&&...>::value;
+  template <typename... Args>
+  static constexpr bool kEmplaceable =
+      kParenthesized<Args...> || detail::IsBraceConstructible<void, T, Args&&...>::value;
+  template <typename... Args>
+  static constexpr bool kNothrowEmplace =
+      kParenthesized<Args...> ? std::is_nothrow_constructible<T, Args&&...>::value
+                              : detail::IsNothrowBraceConstructible<void, T, Args&&...>::value;
 
  public:
   using value_type = T;
@@ -110,6 +142,10 @@ class FixedVector {
   /// Destroys the live elements (in reverse order, like clear()). Not thread-safe.
   ~FixedVector() { clear(); }
 
+  // The insert functions are [[nodiscard]]: false means the element was NOT stored, and a
+  // caller that ignores it loses data without a trace, the failure this container exists to make
+  // visible. Where dropping is intended (or the room is known), say so: static_cast<void>(...).
+
   /// @brief Appends a copy of `value`.
   /// @return false (and nothing is copied) when the vector is full. Not thread-safe.
   [[nodiscard]] bool push_back(const T& value) noexcept(
@@ -123,12 +159,16 @@ class FixedVector {
     return emplace_back(std::move(value));
   }
 
-  /// @brief Constructs a new last element as `T(std::forward<Args>(args)...)`.
+  /// @brief Constructs a new last element as `T(std::forward<Args>(args)...)`, or, when T has no
+  /// such constructor (an aggregate), as `T{std::forward<Args>(args)...}`.
   /// @return false when the vector is full; no T is constructed and `args` are untouched.
   /// If the constructor throws, the vector is unchanged. Not thread-safe.
   template <typename... Args>
-  [[nodiscard]] bool emplace_back(Args&&... args) noexcept(
-      std::is_nothrow_constructible<T, Args&&...>::value) {
+  [[nodiscard]] bool emplace_back(Args&&... args) noexcept(kNothrowEmplace<Args...>) {
+    static_assert(kEmplaceable<Args...>,
+                  "mccc: FixedVector::emplace_back: T cannot be built from these arguments, "
+                  "neither as T(args...) nor as T{args...} (check the argument types; a "
+                  "narrowing conversion is not allowed inside braces)");
     if (full()) {
       return false;
     }
@@ -276,8 +316,12 @@ class FixedVector {
 
   // Precondition: !full().
   template <typename... Args>
-  void ConstructAtEnd(Args&&... args) noexcept(std::is_nothrow_constructible<T, Args&&...>::value) {
-    ::new (static_cast<void*>(Slots() + size_)) T(std::forward<Args>(args)...);
+  void ConstructAtEnd(Args&&... args) noexcept(kNothrowEmplace<Args...>) {
+    if constexpr (kParenthesized<Args...>) {
+      ::new (static_cast<void*>(Slots() + size_)) T(std::forward<Args>(args)...);
+    } else {
+      ::new (static_cast<void*>(Slots() + size_)) T{std::forward<Args>(args)...};
+    }
     // Counted only after the constructor returned: a throwing constructor leaves size_ as is.
     ++size_;
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file variant_traits.hpp
 /// @brief Compile-time facts about the payload variant: where a type sits in it, how often.
 #ifndef MCCC_DETAIL_VARIANT_TRAITS_HPP_
@@ -55,6 +56,21 @@ struct AllNothrowMovable<std::variant<Ts...>>
     : std::bool_constant<(std::is_nothrow_move_constructible_v<Ts> && ...)> {};
 
 }  // namespace detail
+
+/// @brief `VariantIndex<T, std::variant<Ts...>>::value`: the index of T among the alternatives
+/// (the first one if T occurs more than once), e.g. to compare with SubscriptionHandle::type_index
+/// or `variant.index()`. A compile error when T is not an alternative. Compile time only.
+template <typename T, typename Variant>
+struct VariantIndex
+    : std::integral_constant<std::size_t, detail::AlternativeIndex<T, Variant>::value> {
+  static_assert(detail::AlternativeCount<T, Variant>::value != 0U,
+                "mccc: VariantIndex<T, Variant>: T is not an alternative of the variant");
+};
+
+/// @brief `VariantIndex<T, Variant>::value` as a variable.
+template <typename T, typename Variant>
+inline constexpr std::size_t kVariantIndex = VariantIndex<T, Variant>::value;
+
 }  // namespace mccc
 
 #endif  // MCCC_DETAIL_VARIANT_TRAITS_HPP_
