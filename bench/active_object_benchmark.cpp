@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // smoke-args: --idle-ms 20 --samples 20 --gap-us 500 --messages 20000 --rounds 1
 // active_object_benchmark: the three figures the ActiveObject promises, per idle strategy.
 //
@@ -17,8 +18,8 @@
 //     rounds) and the median of each is compared (target: >= 95% of the bare loop).
 //
 // Output: a table per section and one line starting with "JSON: " holding every figure.
-// Run it alone on the machine (e.g. under `flock /tmp/mccc-bench.lock`): other load distorts
-// all three figures. `--quick` shrinks every section for a smoke run.
+// Run it alone on the machine (e.g. under flock with the lock file every benchmark run takes):
+// other load distorts all three figures. `--quick` shrinks every section for a smoke run.
 #include <mccc/mccc.hpp>
 
 #include <pthread.h>
@@ -242,7 +243,7 @@ LatencyResult MeasureWakeLatency(const Config& config, const mccc::IdleStrategy&
   for (uint32_t i = 0U; i < config.samples; ++i) {
     const uint64_t sleeps_before = consumer.SleepCount();
     // The producer waits by spinning, not sleeping: a producer waking from its own sleep would
-    // add its wake-up (about 1.5 us on a VM) to every sample and hide the consumer's figure.
+    // add its own wake-up latency to every sample and hide the consumer's figure.
     const uint64_t gap_end = NowNs() + uint64_t{config.gap_us} * 1000U;
     while (NowNs() < gap_end) {
       mccc::CpuRelax();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // smoke-args: --smoke
 /// @file competitive.cpp
 /// @brief mccc against the message queues and signal/slot libraries users choose, with one
@@ -66,9 +67,7 @@ struct Contender {
   std::function<LatencyOutcome(uint64_t, uint64_t, bool*)> latency;
 };
 
-/// Payload variants a family is run with (index into kSizes); all unless specialised. (eventpp
-/// used to be limited to 24 B here: its consumer hung at 64 B. That was our adapter polling
-/// process() with no synchronisation in the loop; see EventppAdapter in common/peers.hpp.)
+/// Payload variants a family is run with (index into kSizes); all unless specialised.
 template <typename Family>
 struct MaxSizeIndex {
   static constexpr std::size_t value = kSizeCount - 1U;
@@ -518,7 +517,7 @@ int main(int argc, char** argv) {
   const double best_sp = best_of(Kind::kPeerSpsc, &best_sp_name);
   auto ratio = [](double a, double b) { return a > 0.0 && b > 0.0 ? a / b : 0.0; };
   std::vector<std::string> target_json;
-  std::printf("\nTargets (issue 4, section 3), 24-byte payload, one producer:\n");
+  std::printf("\nSpeed targets, 24-byte payload, one producer:\n");
   auto target = [&](const std::string& what, double measured, double limit, bool higher_is_better,
                     const std::string& unit) {
     if (measured <= 0.0 || limit <= 0.0) {

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: MIT
 // smoke-args: --messages 2000
 /// @file instruction_profile.cpp
 /// @brief Instructions per message of each publish and dispatch path, for the profile that
-/// docs/benchmarks.md quotes when a speed target is missed. This VM has no hardware counters
-/// (`perf stat` says "not supported"), so the counts come from valgrind's callgrind, which is
+/// docs/benchmarks.md quotes when a speed target is missed. The counts come from valgrind's
+/// callgrind, which needs no hardware counters (virtual machines often have none) and is
 /// repeatable whatever else the machine does. scripts/profile_instructions.sh runs this program
 /// under `valgrind --tool=callgrind --instr-atstart=no` once per path and divides.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // smoke-args: --smoke
 /// @file mccc_benchmark.cpp
 /// @brief The bus alone: throughput of admitted messages, performance modes and dispatch styles,

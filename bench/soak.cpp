@@ -1,12 +1,14 @@
+// SPDX-License-Identifier: MIT
 // soak: runs an AsyncBus (default traits: 131072 slots) for minutes with several producers and
-// one consumer, checking every message as it arrives, and reports resident memory and
-// throughput over time. Not a benchmark (no timing is asserted); docs/reliability.md has the
-// figures of a 10-minute run.
+// one consumer, checking every message as it arrives, and fails on lost, duplicated, reordered
+// or corrupted messages, on inexact statistics, on memory growth and on a falling throughput.
 //
 //   soak [--minutes N | --seconds N] [--producers N] [--interval SECONDS]
 //        [--burst-every SECONDS] [--burst-ms MS]
+//        [--max-rss-growth-mib MIB] [--min-throughput-ratio RATIO]
 //   defaults: 1 minute, 4 producers, a report every 10 s (1 s for runs under a minute),
-//   an overload burst of 250 ms every 5 s.
+//   an overload burst of 250 ms every 5 s, RSS growth at most 4 MiB, throughput ratio at
+//   least 0.5.
 //
 // Traffic: every producer publishes numbered samples with a priority derived from
 // (producer, seq) (HIGH 20%, MEDIUM 50%, LOW 30%) through Publish / PublishWithPriority /
@@ -23,15 +25,27 @@
 //   delivered exactly that many of that producer's samples with the same hash when the marker
 //   arrives (FIFO per producer: nothing lost, nothing invented, up to that point);
 // and at the end: per producer and priority admitted + refused == attempted, equal to the bus
-// statistics; delivered == admitted; the queue is empty.
+// statistics; delivered == admitted; the queue is empty; and, both within one run so that a
+// slow or busy machine moves both ends alike:
+// - memory: resident set size (VmRSS) at the end minus at the first report (the warm-up: threads
+//   started, every slot of the ring touched) at most --max-rss-growth-mib. The bus allocates
+//   nothing after construction, so growth means a leak; a leak of even a few bytes per message
+//   exceeds the bound within seconds;
+// - throughput: the median rate (messages delivered per second) of the last quarter of the
+//   intervals at least --min-throughput-ratio times the median of the first quarter (the first
+//   and the last interval when there are fewer than eight; needs two). Every interval holds the
+//   same share of paced traffic and of bursts, so a falling rate means something accumulates (a
+//   slower path taken over time, a growing structure); the medians keep a passing load spike on
+//   a shared machine from deciding.
 //
 // Output: a table per interval (throughput, refusals, queue depth, VmRSS from
-// /proc/self/status), RSS at start and end, and a last line starting with "soak: PASS" or
-// "soak: FAIL" (exit status 0 / 1).
+// /proc/self/status), the two checks with their figures, and a last line starting with
+// "soak: PASS" or "soak: FAIL" (exit status 0 / 1).
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -59,12 +73,15 @@ struct Options {
   double interval = 0.0;  // 0: 10 s, or 1 s for runs shorter than a minute
   double burst_every = 5.0;
   double burst_ms = 250.0;
+  double max_rss_growth_mib = 4.0;
+  double min_throughput_ratio = 0.5;
 };
 
 void Usage() {
   std::fprintf(stderr,
                "usage: soak [--minutes N | --seconds N] [--producers N] [--interval SECONDS]\n"
-               "            [--burst-every SECONDS] [--burst-ms MS]\n");
+               "            [--burst-every SECONDS] [--burst-ms MS]\n"
+               "            [--max-rss-growth-mib MIB] [--min-throughput-ratio RATIO]\n");
 }
 
 bool ParseOptions(int argc, char** argv, Options& o) {
@@ -91,6 +108,10 @@ bool ParseOptions(int argc, char** argv, Options& o) {
       o.burst_every = value;
     } else if (arg == "--burst-ms") {
       o.burst_ms = value;
+    } else if (arg == "--max-rss-growth-mib") {
+      o.max_rss_growth_mib = value;
+    } else if (arg == "--min-throughput-ratio") {
+      o.min_throughput_ratio = value;
     } else {
       Usage();
       return false;
@@ -260,6 +281,15 @@ class Checker {
   const char* first_failure_ = "";
 };
 
+/// Median of [first, last) (not empty), leaving the caller's order alone.
+template <typename It>
+double MedianOf(It first, It last) {
+  std::vector<double> values(first, last);
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2U == 1U ? values[n / 2U] : 0.5 * (values[n / 2U - 1U] + values[n / 2U]);
+}
+
 double ResidentMiB() {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -397,7 +427,8 @@ int main(int argc, char** argv) {
   double last_t = 0.0;
   std::array<uint64_t, mccc::kPriorityCount> last_refused{};
   double rss_max = rss_start;
-  double rss_first_report = -1.0;  // after warm-up: threads started, every slot touched
+  double rss_first_report = -1.0;      // after warm-up: threads started, every slot touched
+  std::vector<double> interval_rates;  // delivered per second, one entry per report
   double t = 0.0;
   while ((t = seconds_since()) < opt.seconds) {
     if (t >= next_burst) {
@@ -420,8 +451,9 @@ int main(int argc, char** argv) {
       if (rss_first_report < 0.0) {
         rss_first_report = rss;
       }
-      std::printf("%8.0f %14.0f %16llu %12llu %12llu %12llu %10u %9.1f\n", t,
-                  static_cast<double>(delivered - last_delivered) / (t - last_t),
+      const double rate = static_cast<double>(delivered - last_delivered) / (t - last_t);
+      interval_rates.push_back(rate);
+      std::printf("%8.0f %14.0f %16llu %12llu %12llu %12llu %10u %9.1f\n", t, rate,
                   static_cast<unsigned long long>(delivered),
                   static_cast<unsigned long long>(refused[0] - last_refused[0]),
                   static_cast<unsigned long long>(refused[1] - last_refused[1]),
@@ -486,10 +518,39 @@ int main(int argc, char** argv) {
   if (rss_first_report < 0.0) {
     rss_first_report = rss_end;
   }
+  const double rss_growth = rss_end - rss_first_report;
   std::printf(
-      "soak: RSS at start %.1f MiB, after the first interval %.1f MiB, at end %.1f MiB "
-      "(growth since the first interval %+.1f MiB, max %.1f MiB)\n",
-      rss_start, rss_first_report, rss_end, rss_end - rss_first_report, std::max(rss_max, rss_end));
+      "soak: RSS at start %.1f MiB, after the first interval %.1f MiB, at end %.1f MiB, max %.1f "
+      "MiB\n",
+      rss_start, rss_first_report, rss_end, std::max(rss_max, rss_end));
+  const bool rss_ok = rss_growth <= opt.max_rss_growth_mib;
+  std::printf("soak: RSS growth since the first interval %+.1f MiB (bound %.1f MiB): %s\n",
+              rss_growth, opt.max_rss_growth_mib, rss_ok ? "ok" : "EXCEEDED");
+  if (!rss_ok && failure.empty()) {
+    failure = "resident memory grew beyond the bound after warm-up";
+  }
+  const auto quarter =
+      static_cast<std::ptrdiff_t>(std::max<std::size_t>(1U, interval_rates.size() / 4U));
+  const double first_rate = interval_rates.size() >= 2U
+                                ? MedianOf(interval_rates.begin(), interval_rates.begin() + quarter)
+                                : 0.0;
+  const double last_rate = interval_rates.size() >= 2U
+                               ? MedianOf(interval_rates.end() - quarter, interval_rates.end())
+                               : 0.0;
+  if (interval_rates.size() >= 2U && first_rate > 0.0) {
+    const double ratio = last_rate / first_rate;
+    const bool rate_ok = ratio >= opt.min_throughput_ratio;
+    std::printf(
+        "soak: throughput, median of the last / first %td interval(s): %.0f / %.0f messages/s = "
+        "%.2f (at least %.2f): %s\n",
+        quarter, last_rate, first_rate, ratio, opt.min_throughput_ratio,
+        rate_ok ? "ok" : "DROPPED");
+    if (!rate_ok && failure.empty()) {
+      failure = "throughput of the last interval fell below the bound";
+    }
+  } else {
+    std::printf("soak: throughput trend not checked (needs two intervals with deliveries)\n");
+  }
   std::printf(
       "soak: throughput %.0f messages/s over %.0f s; refused LOW %llu, MEDIUM %llu, "
       "HIGH %llu of %llu attempts\n",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // active_object_demo: components on an active object. Two mccc::Component subscribers (a
 // temperature monitor that raises alarms, and an alarm logger) are served by one consumer
 // thread, an mccc::ActiveObject with the sleeping idle strategy: between the sensors' bursts the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hsm_demo: a device controller written as a hierarchical state machine (mccc::StateMachine),
 // fed by messages that several producer threads publish on the bus. One consumer thread (an
 // mccc::ActiveObject with a visitor) owns the machine, so the machine needs no locks even though

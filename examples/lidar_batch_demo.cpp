@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lidar_batch_demo: a sensor driver that publishes whole scans with PublishBatch, next to a
 // safety monitor that publishes single HIGH alerts, on a deliberately small queue.
 //

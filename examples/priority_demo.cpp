@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // priority_demo: priority admission under overload. A burst of 150,000 messages hits the default
 // 131,072-slot bus while nobody consumes. 20% are HIGH, the rest alternate MEDIUM / LOW. As the
 // queue fills, LOW is refused first (at 60% occupancy), then MEDIUM (at 80%); HIGH is admitted

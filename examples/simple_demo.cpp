@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simple_demo: the smallest complete use of the bus. Subscribe to message types, publish a few
 // messages, then dispatch them on this (the consumer) thread with ProcessBatch().
 //

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Renders the benchmark JSON logs into SVG charts with gnuplot (Debian: gnuplot-nox).
 
 Usage: scripts/plot_benchmarks.py [--competitive FILE] [--mccc FILE] [--out DIR]
 
-Without file arguments the newest docs/benchmarks/competitive-*.json and
-docs/benchmarks/mccc_benchmark-*.json are used. Charts are written to DIR (default
-docs/benchmarks/). Needs only the Python standard library and the gnuplot binary.
+Without file arguments the newest bench/results/competitive-*.json and
+bench/results/mccc_benchmark-*.json are used (the raw files of a run). Charts are written to DIR
+(default docs/benchmarks/, where docs/benchmarks.md shows them). Needs only the Python standard
+library and the gnuplot binary.
 """
 import argparse
 import glob
@@ -16,11 +18,12 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_DIR = os.path.join(ROOT, "docs", "benchmarks")
+RESULTS_DIR = os.path.join(ROOT, "bench", "results")
+CHART_DIR = os.path.join(ROOT, "docs", "benchmarks")
 
 
 def newest(pattern):
-    files = sorted(glob.glob(os.path.join(DEFAULT_DIR, pattern)))
+    files = sorted(glob.glob(os.path.join(RESULTS_DIR, pattern)))
     return files[-1] if files else None
 
 
@@ -178,7 +181,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--competitive", default=newest("competitive-*.json"))
     parser.add_argument("--mccc", default=newest("mccc_benchmark-*.json"))
-    parser.add_argument("--out", default=DEFAULT_DIR)
+    parser.add_argument("--out", default=CHART_DIR)
     args = parser.parse_args()
     if shutil.which("gnuplot") is None:
         raise SystemExit("gnuplot not found (Debian: apt-get install gnuplot-nox)")

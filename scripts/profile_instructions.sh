@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Instructions per message of each mccc publish and dispatch path, counted by callgrind (this VM
-# has no hardware counters). Quoted in docs/benchmarks.md, "What the profile shows".
+# SPDX-License-Identifier: MIT
+# Instructions per message of each mccc publish and dispatch path, counted by callgrind (needs no
+# hardware counters, which virtual machines often lack). Quoted in docs/benchmarks.md, "What the
+# profile shows".
 #
 # Usage: scripts/profile_instructions.sh [instruction_profile binary] [messages]
 #   default binary: build/bench/bench/instruction_profile (built with the benchmark build of

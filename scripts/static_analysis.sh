@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Static analysis of the mccc headers. Exits 0 only when every stage is clean:
 #
 #   1. clang-tidy (checks and options from .clang-tidy) on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of mccc::ActiveObject: life cycle, drain semantics, idle strategies, dispatch modes,
 // thread settings. Timing is never asserted except as a generous upper bound (a hang guard).
 #include <gtest/gtest.h>

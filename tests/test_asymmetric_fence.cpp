@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of detail/asymmetric_fence.hpp: whether it is in use, and the store-buffering litmus
 // test it exists for, run on two threads many times.
 #include "mccc/detail/asymmetric_fence.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Long life: msg_id and ring positions near their wrap points (test hook constructor), and the
 // OVERFLOW_DETECTED report when the 64-bit msg_id sequence wraps.
 #define MCCC_ENABLE_TEST_HOOKS 1  // this test binary only: enables AsyncBus(position, first_id)

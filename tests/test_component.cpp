@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of mccc::Component (include/mccc/components/component.hpp). The concurrent
 // create/destroy-while-dispatching hammer is tests/stress/test_component_lifetime.cpp.
 #include "mccc/components/component.hpp"

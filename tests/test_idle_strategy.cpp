@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of mccc::IdleStrategy / mccc::IdleBackoff (the idle policy, no threads or timing).
 #include <gtest/gtest.h>
 

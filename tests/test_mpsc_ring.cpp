@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ring on its own: FIFO order, element lifetime, modular positions near the wrap point, and a
 // producer suspended between claiming a slot and publishing it (test hook).
 #define MCCC_ENABLE_TEST_HOOKS 1  // this test binary only: enables the ring's test hooks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for mccc::make_overloaded / mccc::Overloaded (include/mccc/dispatch/overloaded.hpp).
 #include "mccc/dispatch/overloaded.hpp"
 

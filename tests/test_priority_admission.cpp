@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Priority admission: exact thresholds for several capacities, backpressure levels, and the
 // deterministic overload burst (150,000 messages into a 131,072-slot queue, consumer paused).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests for mccc::StateMachine (include/mccc/components/state_machine.hpp).
 //
 // Every test records what the machine did (entry/exit actions, handler calls) into vectors in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of mccc::StaticComponent and mccc::HasHandler (include/mccc/components/
 // static_component.hpp). That the visitor compiles to direct, inlined calls is checked on the
 // generated assembly by tests/codegen/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file adapters.hpp
 /// @brief Payloads, the mccc bus adapter, the "ideal handoff" reference ring and the runners that
 /// drive any adapter with the same protocol (E2E throughput, publish-only, latency, ping-pong).
@@ -13,7 +14,9 @@
 ///   std::size_t Poll(Consumer&);            // delivers what is ready to the sink, returns count
 /// and optionally `static constexpr std::size_t kMaxCapacity;` (most messages its queue can hold,
 /// when that is below what a run needs; publish-only is skipped beyond it).
-/// A "family" struct names the adapter (`template <class P, class S> using Type = ...`).
+/// A "family" struct names the adapter (`template <class P, class S> using Type = ...`);
+/// FamilyOf<Adapter> is one. An adapter whose producers and consumer keep no state of their own
+/// derives the endpoint members from StatelessEndpoints and adds TryPush and Poll.
 #ifndef MCCC_BENCH_COMMON_ADAPTERS_HPP_
 #define MCCC_BENCH_COMMON_ADAPTERS_HPP_
 
@@ -326,15 +329,61 @@ class IdealHandoff {
   alignas(64) uint64_t local_head_ = 0U;  // consumer-owned
 };
 
-/// @brief Family wrapper for IdealHandoff.
-struct IdealFamily {
+/// @brief The family of an adapter template whose parameters are (payload, sink).
+template <template <typename, typename> class Adapter>
+struct FamilyOf {
   template <typename P, typename S>
-  using Type = IdealHandoff<P, S>;
+  using Type = Adapter<P, S>;
 };
+
+using IdealFamily = FamilyOf<IdealHandoff>;
+
+/// @brief The endpoint members of an adapter whose producers and consumer keep no state of their
+/// own. kIsSynchronous: TryPush delivers on the calling thread (a signal/slot library).
+template <int kProducers, bool kIsSynchronous = false>
+struct StatelessEndpoints {
+  static constexpr int kMaxProducers = kProducers;
+  static constexpr bool kSynchronous = kIsSynchronous;
+  struct Producer {};
+  struct Consumer {};
+  Producer MakeProducer(int /*id*/) { return Producer{}; }
+  void Flush(Producer& /*producer*/) {}
+  Consumer MakeConsumer() { return Consumer{}; }
+};
+
+/// @brief Hands the sink up to `limit` messages, one successful `try_pop(m)` each (for queues
+/// that dequeue one message at a time); returns how many.
+template <typename P, typename Sink, typename TryPop>
+std::size_t DrainOneByOne(Sink& sink, std::size_t limit, TryPop&& try_pop) {
+  std::size_t n = 0U;
+  P m{};
+  while (n < limit && try_pop(m)) {
+    sink(m);
+    ++n;
+  }
+  return n;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Runners
 // ---------------------------------------------------------------------------------------------
+
+/// @brief The producer's side of every timed loop: push `m`, retrying while it is refused.
+template <typename Adapter, typename Producer, typename P>
+inline void PushUntilAdmitted(Adapter& q, Producer& producer, const P& m) {
+  while (!q.TryPush(producer, m)) {
+    CpuRelax();
+  }
+}
+
+/// @brief The consumer's side of every timed run: poll until the sink has seen `total`.
+template <typename Adapter, typename Sink>
+inline void ConsumeUntil(Adapter& q, const Sink& sink, uint64_t total) {
+  auto consumer = q.MakeConsumer();
+  while (sink.count < total) {
+    q.Poll(consumer);
+  }
+}
 
 /// @brief One measurement's outcome.
 struct Outcome {
@@ -401,20 +450,12 @@ Outcome RunE2E(uint64_t messages, int producers, bool* pinned) {
             P m = proto;
             for (uint64_t i = 0U; i < per_producer; ++i) {
               m.seq = MakeSeq(id, i);
-              while (!q->TryPush(producer, m)) {
-                CpuRelax();
-              }
+              PushUntilAdmitted(*q, producer, m);
             }
           }
           q->Flush(producer);
         },
-        [&]() {
-          auto consumer = q->MakeConsumer();
-          while (sink->count < total) {
-            q->Poll(consumer);
-          }
-        },
-        pinned);
+        [&]() { ConsumeUntil(*q, *sink, total); }, pinned);
   }
   out.valid = sink->count == total && sink->errors == 0U;
   out.value = seconds > 0.0 ? static_cast<double>(total) / seconds : 0.0;
@@ -541,19 +582,11 @@ LatencyOutcome RunLatency(uint64_t warmup, uint64_t samples, bool* pinned) {
             }
             m.seq = i;
             sent[i] = Ticks::Read();
-            while (!q->TryPush(producer, m)) {
-              CpuRelax();
-            }
+            PushUntilAdmitted(*q, producer, m);
             q->Flush(producer);
           }
         },
-        [&]() {
-          auto consumer = q->MakeConsumer();
-          while (sink->count < total) {
-            q->Poll(consumer);
-          }
-        },
-        pinned);
+        [&]() { ConsumeUntil(*q, *sink, total); }, pinned);
     std::vector<double> ns;
     ns.reserve(samples);
     const double scale = Ticks::NsPerTick();

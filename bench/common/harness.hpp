@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file harness.hpp
 /// @brief Shared benchmark plumbing: core pinning, clocks, the start barrier, sequence-checking
 /// sinks and order statistics. Benchmark code only (may allocate, uses <thread>/<chrono>).

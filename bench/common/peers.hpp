@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file peers.hpp
 /// @brief Adapters for the peer libraries, each used through its public API in the mode its
 /// documentation recommends for speed. Each block compiles only when CMake found the peer
@@ -94,68 +95,45 @@ class MoodycamelAdapter {
   Queue q_;
   Sink* sink_;
 };
-struct MoodycamelFamily {
+/// @brief The family of an adapter whose third parameter is the producer's batch (0: none).
+template <template <typename, typename, std::size_t> class Adapter, std::size_t kBatch>
+struct BatchFamilyOf {
   template <typename P, typename S>
-  using Type = MoodycamelAdapter<P, S>;
+  using Type = Adapter<P, S, kBatch>;
 };
-struct MoodycamelBulkEnqueueFamily {
-  template <typename P, typename S>
-  using Type = MoodycamelAdapter<P, S, kPushBatchSize>;
-};
+using MoodycamelFamily = BatchFamilyOf<MoodycamelAdapter, 0U>;
+using MoodycamelBulkEnqueueFamily = BatchFamilyOf<MoodycamelAdapter, kPushBatchSize>;
 #endif
 
 #if MCCC_BENCH_HAVE_RWQUEUE
 /// @brief moodycamel::ReaderWriterQueue (SPSC): preallocated, try_enqueue / try_dequeue.
 template <typename P, typename Sink>
-class RwQueueAdapter {
+class RwQueueAdapter : public StatelessEndpoints<1> {
  public:
-  static constexpr int kMaxProducers = 1;
-  static constexpr bool kSynchronous = false;
   RwQueueAdapter(const Options& o, Sink& sink) : q_(o.capacity), sink_(&sink) {}
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) { return q_.try_enqueue(m); }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
-    std::size_t n = 0U;
-    P m{};
-    while (n < kBulk && q_.try_dequeue(m)) {
-      (*sink_)(m);
-      ++n;
-    }
-    return n;
+    return DrainOneByOne<P>(*sink_, kBulk, [this](P& m) { return q_.try_dequeue(m); });
   }
 
  private:
   moodycamel::ReaderWriterQueue<P> q_;
   Sink* sink_;
 };
-struct RwQueueFamily {
-  template <typename P, typename S>
-  using Type = RwQueueAdapter<P, S>;
-};
+using RwQueueFamily = FamilyOf<RwQueueAdapter>;
 #endif
 
 #if MCCC_BENCH_HAVE_BOOST
 /// @brief boost::lockfree::spsc_queue with compile-time capacity, push / consume_all.
 /// kBatch > 0: the producer pushes arrays of kBatch with push(const T*, size) (takes what fits).
 template <typename P, typename Sink, std::size_t kBatch = 0U>
-class BoostSpscAdapter {
+class BoostSpscAdapter : public StatelessEndpoints<1> {
  public:
-  static constexpr int kMaxProducers = 1;
-  static constexpr bool kSynchronous = false;
   static constexpr std::size_t kPushBatch = kBatch;
   using Queue = boost::lockfree::spsc_queue<P, boost::lockfree::capacity<131072U>>;
   BoostSpscAdapter(const Options&, Sink& sink) : q_(std::make_unique<Queue>()), sink_(&sink) {}
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) { return q_->push(m); }
   std::size_t TryPushBatch(Producer&, const P* m, std::size_t n) { return q_->push(m, n); }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
     Sink* s = sink_;
     return q_->consume_all([s](const P& m) { (*s)(m); });
@@ -165,28 +143,15 @@ class BoostSpscAdapter {
   std::unique_ptr<Queue> q_;
   Sink* sink_;
 };
-struct BoostSpscFamily {
-  template <typename P, typename S>
-  using Type = BoostSpscAdapter<P, S>;
-};
-struct BoostSpscPushArrayFamily {
-  template <typename P, typename S>
-  using Type = BoostSpscAdapter<P, S, kPushBatchSize>;
-};
+using BoostSpscFamily = BatchFamilyOf<BoostSpscAdapter, 0U>;
+using BoostSpscPushArrayFamily = BatchFamilyOf<BoostSpscAdapter, kPushBatchSize>;
 
 /// @brief boost::lockfree::queue (MPMC), nodes reserved up front, bounded_push / consume_all.
 template <typename P, typename Sink>
-class BoostQueueAdapter {
+class BoostQueueAdapter : public StatelessEndpoints<kMaxProducers> {
  public:
-  static constexpr int kMaxProducers = mccc_bench::kMaxProducers;
-  static constexpr bool kSynchronous = false;
   BoostQueueAdapter(const Options& o, Sink& sink) : q_(o.capacity), sink_(&sink) {}
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) { return q_.bounded_push(m); }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
     Sink* s = sink_;
     return q_.consume_all([s](const P& m) { (*s)(m); });
@@ -196,46 +161,27 @@ class BoostQueueAdapter {
   boost::lockfree::queue<P> q_;
   Sink* sink_;
 };
-struct BoostQueueFamily {
-  template <typename P, typename S>
-  using Type = BoostQueueAdapter<P, S>;
-};
+using BoostQueueFamily = FamilyOf<BoostQueueAdapter>;
 #endif
 
 #if MCCC_BENCH_HAVE_TBB
 /// @brief tbb::concurrent_bounded_queue with set_capacity, try_push / try_pop.
 template <typename P, typename Sink>
-class TbbBoundedAdapter {
+class TbbBoundedAdapter : public StatelessEndpoints<kMaxProducers> {
  public:
-  static constexpr int kMaxProducers = mccc_bench::kMaxProducers;
-  static constexpr bool kSynchronous = false;
   TbbBoundedAdapter(const Options& o, Sink& sink) : sink_(&sink) {
     q_.set_capacity(static_cast<std::ptrdiff_t>(o.capacity));
   }
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) { return q_.try_push(m); }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
-    std::size_t n = 0U;
-    P m{};
-    while (n < kBulk && q_.try_pop(m)) {
-      (*sink_)(m);
-      ++n;
-    }
-    return n;
+    return DrainOneByOne<P>(*sink_, kBulk, [this](P& m) { return q_.try_pop(m); });
   }
 
  private:
   tbb::concurrent_bounded_queue<P> q_;
   Sink* sink_;
 };
-struct TbbBoundedFamily {
-  template <typename P, typename S>
-  using Type = TbbBoundedAdapter<P, S>;
-};
+using TbbBoundedFamily = FamilyOf<TbbBoundedAdapter>;
 #endif
 
 #if MCCC_BENCH_HAVE_ZMQ
@@ -271,17 +217,9 @@ class ZmqAdapter {
   void Flush(Producer&) {}
   Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
-    std::size_t n = 0U;
-    P m{};
-    while (n < kBulk) {
-      const auto r = pull_.recv(zmq::mutable_buffer(&m, sizeof(P)), zmq::recv_flags::dontwait);
-      if (!r.has_value()) {
-        break;
-      }
-      (*sink_)(m);
-      ++n;
-    }
-    return n;
+    return DrainOneByOne<P>(*sink_, kBulk, [this](P& m) {
+      return pull_.recv(zmq::mutable_buffer(&m, sizeof(P)), zmq::recv_flags::dontwait).has_value();
+    });
   }
 
  private:
@@ -291,10 +229,7 @@ class ZmqAdapter {
   int hwm_;
   std::string endpoint_;
 };
-struct ZmqFamily {
-  template <typename P, typename S>
-  using Type = ZmqAdapter<P, S>;
-};
+using ZmqFamily = FamilyOf<ZmqAdapter>;
 #endif
 
 #if MCCC_BENCH_HAVE_EVENTPP
@@ -313,23 +248,16 @@ struct ZmqFamily {
 /// condition-variable wait with an expired deadline (a futex system call), and a producer that
 /// enqueues meanwhile finds a waiter to wake. It shows most in the one-in-flight latency run.
 template <typename P, typename Sink>
-class EventppAdapter {
+class EventppAdapter : public StatelessEndpoints<kMaxProducers> {
  public:
-  static constexpr int kMaxProducers = mccc_bench::kMaxProducers;
-  static constexpr bool kSynchronous = false;
   EventppAdapter(const Options&, Sink& sink) : sink_(&sink) {
     Sink* s = sink_;
     q_.appendListener(0, [s](const P& m) { (*s)(m); });
   }
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) {
     q_.enqueue(0, m);
     return true;
   }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) {
     if (!q_.waitFor(std::chrono::nanoseconds(0))) {
       return 0U;
@@ -343,10 +271,7 @@ class EventppAdapter {
   eventpp::EventQueue<int, void(const P&)> q_;
   Sink* sink_;
 };
-struct EventppFamily {
-  template <typename P, typename S>
-  using Type = EventppAdapter<P, S>;
-};
+using EventppFamily = FamilyOf<EventppAdapter>;
 #endif
 
 #if MCCC_BENCH_HAVE_QPCPP
@@ -480,10 +405,8 @@ class PayloadAo final : public QP::QActive {
 /// QF::run(), which the benchmark never calls, so it never takes an event. Posting from several
 /// threads is supported (QF critical sections are one process-wide mutex in this port).
 template <typename P, typename Sink>
-class QpcppAdapter {
+class QpcppAdapter : public StatelessEndpoints<kMaxProducers> {
  public:
-  static constexpr int kMaxProducers = mccc_bench::kMaxProducers;
-  static constexpr bool kSynchronous = false;
   static constexpr std::size_t kMaxCapacity = qpcpp_peer::kQueueEvents;
   using Ao = qpcpp_peer::PayloadAo<P, Sink>;
   using Evt = qpcpp_peer::PayloadEvt<P>;
@@ -496,9 +419,6 @@ class QpcppAdapter {
   QpcppAdapter(const QpcppAdapter&) = delete;
   QpcppAdapter& operator=(const QpcppAdapter&) = delete;
 
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) {
     Evt* const e = Q_NEW_X(Evt, 0U, qpcpp_peer::kPayloadSig);
     if (e == nullptr) {
@@ -507,104 +427,74 @@ class QpcppAdapter {
     e->payload = m;
     return ao_->POST_X(e, 0U, nullptr);
   }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
   std::size_t Poll(Consumer&) { return ao_->DispatchQueued(); }
 
  private:
   Ao* ao_;
 };
-struct QpcppFamily {
-  template <typename P, typename S>
-  using Type = QpcppAdapter<P, S>;
-};
+using QpcppFamily = FamilyOf<QpcppAdapter>;
 #endif
 
 // Synchronous signal/slot baselines: delivery happens inside TryPush on the publishing thread;
 // they have no queue, so only E2E applies (and it is a different thing: no core-to-core handoff).
 
+/// @brief The endpoints of a synchronous baseline: one publishing thread, nothing to poll.
+struct SynchronousEndpoints : StatelessEndpoints<1, true> {
+  std::size_t Poll(Consumer& /*consumer*/) { return 0U; }
+};
+
 #if MCCC_BENCH_HAVE_SIGCXX
 /// @brief libsigc++ 3 sigc::signal, one connected slot, emit().
 template <typename P, typename Sink>
-class SigcAdapter {
+class SigcAdapter : public SynchronousEndpoints {
  public:
-  static constexpr int kMaxProducers = 1;
-  static constexpr bool kSynchronous = true;
   SigcAdapter(const Options&, Sink& sink) {
     Sink* s = &sink;
     signal_.connect([s](const P& m) { (*s)(m); });
   }
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) {
     signal_.emit(m);
     return true;
   }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
-  std::size_t Poll(Consumer&) { return 0U; }
 
  private:
   sigc::signal<void(const P&)> signal_;
 };
-struct SigcFamily {
-  template <typename P, typename S>
-  using Type = SigcAdapter<P, S>;
-};
+using SigcFamily = FamilyOf<SigcAdapter>;
 #endif
 
 #if MCCC_BENCH_HAVE_SIGSLOT
 /// @brief palacaze sigslot, single-threaded signal_st (its documented fast variant).
 template <typename P, typename Sink>
-class SigslotAdapter {
+class SigslotAdapter : public SynchronousEndpoints {
  public:
-  static constexpr int kMaxProducers = 1;
-  static constexpr bool kSynchronous = true;
   SigslotAdapter(const Options&, Sink& sink) {
     Sink* s = &sink;
     signal_.connect([s](const P& m) { (*s)(m); });
   }
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) {
     signal_(m);
     return true;
   }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
-  std::size_t Poll(Consumer&) { return 0U; }
 
  private:
   sigslot::signal_st<const P&> signal_;
 };
-struct SigslotFamily {
-  template <typename P, typename S>
-  using Type = SigslotAdapter<P, S>;
-};
+using SigslotFamily = FamilyOf<SigslotAdapter>;
 #endif
 
 #if MCCC_BENCH_HAVE_ENTT
 /// @brief EnTT entt::dispatcher, trigger() (immediate delivery) to a member-function listener.
 template <typename P, typename Sink>
-class EnttAdapter {
+class EnttAdapter : public SynchronousEndpoints {
  public:
-  static constexpr int kMaxProducers = 1;
-  static constexpr bool kSynchronous = true;
   EnttAdapter(const Options&, Sink& sink) : listener_{&sink} {
     dispatcher_.sink<P>().template connect<&Listener::On>(listener_);
   }
-  struct Producer {};
-  struct Consumer {};
-  Producer MakeProducer(int) { return Producer{}; }
   bool TryPush(Producer&, const P& m) {
     dispatcher_.trigger(m);
     return true;
   }
-  void Flush(Producer&) {}
-  Consumer MakeConsumer() { return Consumer{}; }
-  std::size_t Poll(Consumer&) { return 0U; }
 
  private:
   struct Listener {
@@ -614,10 +504,7 @@ class EnttAdapter {
   Listener listener_;
   entt::dispatcher dispatcher_;
 };
-struct EnttFamily {
-  template <typename P, typename S>
-  using Type = EnttAdapter<P, S>;
-};
+using EnttFamily = FamilyOf<EnttAdapter>;
 #endif
 
 }  // namespace mccc_bench

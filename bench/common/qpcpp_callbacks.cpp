@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file qpcpp_callbacks.cpp
 /// @brief The callbacks QP/C++ requires from every application, for the competitive benchmark's
 /// optional QP/C++ peer (compiled only when CMake was given -DMCCC_BENCH_QPCPP_DIR; see

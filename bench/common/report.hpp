@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file report.hpp
 /// @brief Run metadata (machine, compiler, flags, commit, load) and a small JSON writer, so every
 /// benchmark run leaves a self-describing record next to its human-readable table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file qp_config.hpp
 /// @brief QP/C++ configuration for the competitive benchmark's optional QP/C++ peer. QP reads it
 /// as "qp_config.hpp" (QP 8 requires the application to provide one); bench/CMakeLists.txt puts

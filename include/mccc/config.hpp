@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file config.hpp
 /// @brief Compile-time defaults (the `MCCC_*` macros) and platform facts.
 ///
@@ -173,6 +174,54 @@
   do {                         \
     (void)sizeof(cond);        \
   } while (false)
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// One configuration per program. The macros above shape DefaultBusTraits and the layout of every
+// bus (asserts and test hooks add members), so two translation units that see different values
+// would share one `AsyncBus<Payload>` type, one Instance() object and one copy of each inline
+// function while disagreeing on all of them (an ODR violation that crashes). Every translation
+// unit therefore emits the same one-byte symbol inside a COMDAT group named after its
+// configuration: identical configurations fold into one group, different ones keep both groups
+// and the linker stops with "multiple definition of
+// `mccc_configuration_macros_differ_between_translation_units'", naming both configurations in
+// the section names. Define the MCCC_* macros identically everywhere, best on the compiler
+// command line (target_compile_definitions). Spell each value the same way in every unit: the
+// check compares the macros' text. Static linking on ELF targets (GCC, Clang); a shared library
+// does not check against its host program.
+// ---------------------------------------------------------------------------------------------
+#define MCCC_DETAIL_STRINGIFY_TEXT(x) #x
+#define MCCC_DETAIL_STRINGIFY(x) MCCC_DETAIL_STRINGIFY_TEXT(x)
+// clang-format off
+#define MCCC_CONFIGURATION_KEY                                                       \
+  "depth=" MCCC_DETAIL_STRINGIFY(MCCC_QUEUE_DEPTH)                                   \
+  ",types=" MCCC_DETAIL_STRINGIFY(MCCC_MAX_MESSAGE_TYPES)                            \
+  ",callbacks=" MCCC_DETAIL_STRINGIFY(MCCC_MAX_CALLBACKS_PER_TYPE)                   \
+  ",component_subscriptions=" MCCC_DETAIL_STRINGIFY(MCCC_MAX_SUBSCRIPTIONS_PER_COMPONENT) \
+  ",batch=" MCCC_DETAIL_STRINGIFY(MCCC_BATCH_SIZE)                                   \
+  ",callback_bytes=" MCCC_DETAIL_STRINGIFY(MCCC_CALLBACK_STORAGE_BYTES)              \
+  ",line=" MCCC_DETAIL_STRINGIFY(MCCC_CACHELINE_SIZE)                                \
+  ",single_producer=" MCCC_DETAIL_STRINGIFY(MCCC_SINGLE_PRODUCER)                    \
+  ",single_core=" MCCC_DETAIL_STRINGIFY(MCCC_SINGLE_CORE)                            \
+  ",hosted=" MCCC_DETAIL_STRINGIFY(MCCC_HOSTED)                                      \
+  ",steady_clock=" MCCC_DETAIL_STRINGIFY(MCCC_DEFAULT_CLOCK_STEADY)                  \
+  ",asymmetric_fence=" MCCC_DETAIL_STRINGIFY(MCCC_ASYMMETRIC_FENCE)                  \
+  ",asserts=" MCCC_DETAIL_STRINGIFY(MCCC_ENABLE_ASSERTS)                             \
+  ",test_hooks=" MCCC_DETAIL_STRINGIFY(MCCC_ENABLE_TEST_HOOKS)
+// clang-format on
+
+#if defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
+// "%progbits" rather than "@progbits": '@' starts a comment in the Arm assembler.
+__asm__(
+    ".pushsection .mccc_configuration,\"aG\",%progbits,\"mccc_configuration:" MCCC_CONFIGURATION_KEY
+    "\",comdat\n"
+    ".globl mccc_configuration_macros_differ_between_translation_units\n"
+    ".hidden mccc_configuration_macros_differ_between_translation_units\n"
+    "mccc_configuration_macros_differ_between_translation_units:\n"
+    ".byte 0\n"
+    ".popsection\n");
+#elif defined(_MSC_VER)
+#pragma detect_mismatch("mccc_configuration", MCCC_CONFIGURATION_KEY)
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)

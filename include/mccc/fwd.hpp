@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file fwd.hpp
 /// @brief Forward declarations of the public class templates, for headers that only name them.
 #ifndef MCCC_FWD_HPP_
@@ -7,6 +8,10 @@
 
 namespace mccc {
 
+struct NullClock;
+struct SteadyClock;
+template <typename CounterSource>
+class BasicTscClock;
 struct DefaultBusTraits;
 struct MessageHeader;
 struct SubscriptionHandle;

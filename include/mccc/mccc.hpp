@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file mccc.hpp
 /// @brief Umbrella header: everything mccc offers. Include the individual headers to take less.
 #ifndef MCCC_MCCC_HPP_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file message.hpp
 /// @brief The vocabulary types of the bus: priorities, levels, errors, the header and the envelope.
 #ifndef MCCC_MESSAGE_HPP_
@@ -8,49 +9,83 @@
 
 namespace mccc {
 
-/// @brief Admission class of a message. Under overload LOW is refused first, then MEDIUM.
+/// @brief Admission class of a message. Under overload LOW is refused first, then MEDIUM, HIGH
+/// last. Each is admitted while the occupancy is below its share of the capacity; the shares are
+/// defined once, in PriorityAdmission (admission/priority_admission.hpp).
+///
+/// Naming: every mccc enumerator is kCamelCase. The upper-case names of this file's enums
+/// (MessagePriority::HIGH, BusError::QUEUE_FULL, ...) are aliases of the same values, kept
+/// because existing code and the original MCCC's API use them.
 enum class MessagePriority : uint8_t {
-  LOW = 0U,     ///< Admitted while occupancy is below 60% of capacity.
-  MEDIUM = 1U,  ///< Admitted while occupancy is below 80% of capacity (the default).
-  HIGH = 2U,    ///< Admitted while occupancy is below 99% of capacity.
+  kLow = 0U,         ///< Refused first (PriorityAdmission::kLowPercent).
+  kMedium = 1U,      ///< The default (PriorityAdmission::kMediumPercent).
+  kHigh = 2U,        ///< Refused last (PriorityAdmission::kHighPercent).
+  LOW = kLow,        ///< Alias of kLow.
+  MEDIUM = kMedium,  ///< Alias of kMedium.
+  HIGH = kHigh,      ///< Alias of kHigh.
 };
 
 /// @brief Number of priority classes (for arrays indexed by priority).
 inline constexpr std::size_t kPriorityCount = 3U;
 
-/// @brief Coarse fill level of the queue, derived from a snapshot of its occupancy.
+/// @brief Coarse fill level of the queue, derived from a snapshot of its occupancy. The
+/// boundaries are defined once, in PriorityAdmission (admission/priority_admission.hpp).
 enum class BackpressureLevel : uint8_t {
-  NORMAL = 0U,    ///< Occupancy below 75%.
-  WARNING = 1U,   ///< 75% to below 90%.
-  CRITICAL = 2U,  ///< 90% to below 100%.
-  FULL = 3U,      ///< Every slot is taken.
+  kNormal = 0U,          ///< Below PriorityAdmission::kWarningPercent.
+  kWarning = 1U,         ///< From kWarningPercent to below kCriticalPercent.
+  kCritical = 2U,        ///< From kCriticalPercent until the queue is full.
+  kFull = 3U,            ///< Every slot is taken.
+  NORMAL = kNormal,      ///< Alias of kNormal.
+  WARNING = kWarning,    ///< Alias of kWarning.
+  CRITICAL = kCritical,  ///< Alias of kCritical.
+  FULL = kFull,          ///< Alias of kFull.
 };
 
 /// @brief What the error callback reports.
 enum class BusError : uint8_t {
-  QUEUE_FULL = 0U,        ///< A publish was refused by admission (queue at or above its threshold).
-  INVALID_MESSAGE = 1U,   ///< A message could not be delivered as published (reserved for checks).
-  PROCESSING_ERROR = 2U,  ///< A callback returned false or threw.
-  OVERFLOW_DETECTED = 3U,  ///< The 64-bit msg_id sequence wrapped around to zero.
+  kQueueFull = 0U,         ///< A publish was refused by admission (at or above its threshold).
+  kInvalidMessage = 1U,    ///< A message could not be delivered as published (bad priority...).
+  kProcessingError = 2U,   ///< A callback returned false or threw.
+  kOverflowDetected = 3U,  ///< The 64-bit msg_id sequence wrapped around to zero.
+  /// ProcessBatch / ProcessBatchWith was called from inside one of its own callbacks; the inner
+  /// call dispatched nothing and returned 0 (msg_id: the message being dispatched).
+  kReentrantCall = 4U,
+  /// A bridge exporter refused a message: its send queue was at the priority's admission limit
+  /// in front of the transport's high-water mark (msg_id: the refused message's local id).
+  BRIDGE_SEND_REFUSED = 5U,
+  /// A bridge importer discarded a received frame that failed a check (corrupted, repeated,
+  /// reordered, malformed) or found sequence numbers missing (msg_id: the frame's sequence).
+  BRIDGE_RECEIVE_FAULT = 6U,
+  /// A bridge importer refused a frame whose schema fingerprint differs from its own payload
+  /// variant (alternative names, sizes, order or byte order; msg_id: the frame's sequence).
+  BRIDGE_SCHEMA_MISMATCH = 7U,
+  QUEUE_FULL = kQueueFull,                ///< Alias of kQueueFull.
+  INVALID_MESSAGE = kInvalidMessage,      ///< Alias of kInvalidMessage.
+  PROCESSING_ERROR = kProcessingError,    ///< Alias of kProcessingError.
+  OVERFLOW_DETECTED = kOverflowDetected,  ///< Alias of kOverflowDetected.
 };
 
 /// @brief Runtime feature level of a bus (see AsyncBus::SetPerformanceMode).
 enum class PerformanceMode : uint8_t {
-  FULL_FEATURED = 0U,  ///< Priority admission, statistics, error callback.
-  BARE_METAL = 1U,     ///< Rejects only when full; no statistics, no error callback.
-  NO_STATS = 2U,       ///< Priority admission and error callback, no statistics.
+  kFullFeatured = 0U,             ///< Priority admission, statistics, error callback.
+  kBareMetal = 1U,                ///< Rejects only when full; no statistics, no error callback.
+  kNoStats = 2U,                  ///< Priority admission and error callback, no statistics.
+  FULL_FEATURED = kFullFeatured,  ///< Alias of kFullFeatured.
+  BARE_METAL = kBareMetal,        ///< Alias of kBareMetal.
+  NO_STATS = kNoStats,            ///< Alias of kNoStats.
 };
 
-/// @brief Metadata of one message, filled in by the bus.
+/// @brief Metadata of one message, filled in by the bus. An aggregate; a header declared without
+/// initializer (e.g. to call a handler in a test) is all zero with MEDIUM priority.
 struct MessageHeader {
   /// Unique per bus, assigned in delivery order (1, 2, 3, ... from a fresh bus).
-  uint64_t msg_id;
+  uint64_t msg_id = 0U;
   /// Publish time in microseconds from the bus clock (or the caller's value for PublishFast).
-  uint64_t timestamp_us;
+  uint64_t timestamp_us = 0U;
   /// The sender id given to Publish.
-  uint32_t sender_id;
+  uint32_t sender_id = 0U;
   /// The admission class the message was published with.
-  MessagePriority priority;
+  MessagePriority priority = MessagePriority::kMedium;
 };
 
 /// @brief A message as it sits inside a ring slot: header plus the payload variant.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file traits.hpp
 /// @brief Per-bus configuration. Derive from DefaultBusTraits and override what differs:
 /// @code

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file version.hpp
 /// @brief The single source of truth for the mccc version; CMake parses these three lines.
 #ifndef MCCC_VERSION_HPP_

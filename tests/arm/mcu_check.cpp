@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cortex-M4 compile check (compiled to an object file only; never linked or run).
 //
 // Proves the library builds for a bare-metal MCU target with

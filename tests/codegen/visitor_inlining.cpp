@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Code-generation check for mccc::StaticComponent (see check_inlining.cmake, which compiles this
 // file with -O2 -S and inspects the assembly). Not linked, never run.
 //

@@ -1,27 +1,16 @@
+// SPDX-License-Identifier: MIT
 // expect: mccc: Subscribe<T>: the callback must be callable as
-// Compile-fail check: a subscriber that cannot be called with (const T&), (const T&, const
-// MessageHeader&) or (const MessageEnvelope<Payload>&) must be rejected with the accepted forms.
-// Here it takes the message by non-const reference (the bus only hands out const messages).
-// With -DMCCC_COMPILE_FAIL_CONTROL the file must compile.
-#include <cstdint>
-#include <variant>
-
-#include "mccc/bus/async_bus.hpp"
-
-struct Imu {
-  int accel;
-};
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 16U;
-};
-using Bus = mccc::AsyncBus<std::variant<Imu>, SmallTraits>;
+// A subscriber that cannot be called with (const T&), (const T&, const MessageHeader&) or
+// (const MessageEnvelope<Payload>&) is rejected with the accepted forms; here it takes the
+// message by non-const reference (the bus only hands out const messages).
+#include "fixture.hpp"
 
 int main() {
-  static Bus bus;
+  static fixture::SmallBus bus;
 #ifndef MCCC_COMPILE_FAIL_CONTROL
-  const mccc::SubscriptionHandle h = bus.Subscribe<Imu>([](Imu& m) { m.accel = 0; });
+  return bus.Subscribe<fixture::Imu>([](fixture::Imu& m) { m.accel = 0; }).IsValid() ? 0 : 1;
 #else
-  const mccc::SubscriptionHandle h = bus.Subscribe<Imu>([](const Imu& m) { (void)m.accel; });
+  return bus.Subscribe<fixture::Imu>([](const fixture::Imu& m) { (void)m.accel; }).IsValid() ? 0
+                                                                                             : 1;
 #endif
-  return h.IsValid() ? 0 : 1;
 }

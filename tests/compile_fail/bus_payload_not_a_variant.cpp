@@ -1,22 +1,12 @@
+// SPDX-License-Identifier: MIT
 // expect: mccc: AsyncBus<Payload>: Payload must be a std::variant
-// Compile-fail check: the bus payload must be a std::variant; a single message type is a common
-// mistake and must be rejected with a message that says so.
-// With -DMCCC_COMPILE_FAIL_CONTROL the file must compile.
-#include <cstdint>
-#include <variant>
+// A single message type instead of a std::variant is a common mistake.
+#include "fixture.hpp"
 
-#include "mccc/bus/async_bus.hpp"
-
-struct Imu {
-  int accel;
-};
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 16U;
-};
 #ifndef MCCC_COMPILE_FAIL_CONTROL
-using Bus = mccc::AsyncBus<Imu, SmallTraits>;
+using Bus = mccc::AsyncBus<fixture::Imu, fixture::SmallTraits>;
 #else
-using Bus = mccc::AsyncBus<std::variant<Imu>, SmallTraits>;
+using Bus = mccc::AsyncBus<std::variant<fixture::Imu>, fixture::SmallTraits>;
 #endif
 
 int main() {

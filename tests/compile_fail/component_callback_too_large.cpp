@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: mccc: SubscribeSimple<T>: the callback plus the std::weak_ptr the component stores
 // Compile-fail check: a SubscribeSimple callable that, with the weak_ptr the component adds,
 // exceeds the bus's kCallbackStorageBytes must be rejected with a message saying what to change.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: mccc: SubscribeSafe<T>: the callback must be callable as f\(std::shared_ptr<C>
 // Compile-fail check: SubscribeSafe needs a callback that takes the component's shared_ptr first;
 // a plain (const T&) callback belongs to SubscribeSimple, and the message says so.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: needs a plain function type
 // Compile-fail check: FixedFunction's first template argument must be a function type.
 // With -DMCCC_COMPILE_FAIL_CONTROL the file must compile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: over-aligned for FixedFunction storage
 // Compile-fail check: a callable aligned more strictly than alignof(std::max_align_t) must be
 // rejected (the storage cannot place it correctly).

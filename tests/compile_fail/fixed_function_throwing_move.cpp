@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: noexcept move constructor
 // Compile-fail check: FixedFunction's move operations are noexcept, so a callable whose move
 // constructor may throw must be rejected instead of turning a throw into std::terminate.

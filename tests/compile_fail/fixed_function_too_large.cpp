@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: raise Capacity or capture less
 // Compile-fail check: a callable larger than the FixedFunction storage must be rejected.
 // With -DMCCC_COMPILE_FAIL_CONTROL the file must compile (it then stores a callable that fits).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: string literal longer than FixedString capacity
 // Compile-fail check: a string literal longer than the FixedString capacity must be rejected.
 // With -DMCCC_COMPILE_FAIL_CONTROL the file must compile.

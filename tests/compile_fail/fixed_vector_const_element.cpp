@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: FixedVector element type must be a non-const
 // Compile-fail check: const elements cannot be erased or assigned, so they are rejected up front.
 // With -DMCCC_COMPILE_FAIL_CONTROL the file must compile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: FixedVector capacity N must be greater than 0
 // Compile-fail check: a FixedVector with capacity 0 is a configuration error.
 // With -DMCCC_COMPILE_FAIL_CONTROL the file must compile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: wrap a plain function
 // Compile-fail check: make_overloaded needs class types (it inherits their operator()); a plain
 // function pointer must be rejected with a hint to wrap it in a lambda.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: mccc: StaticComponent: Derived has no Handle for any payload alternative
 // Compile-fail check: a StaticComponent whose Handle functions are all invisible (here: private,
 // or misspelt) would silently ignore every message; MakeVisitor must refuse to build.

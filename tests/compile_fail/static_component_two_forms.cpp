@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // expect: mccc: StaticComponent: Derived has both Handle\(const T&\) and Handle
 // Compile-fail check: two handlers for the same message type (with and without the header) would
 // leave one of them silently unused; the visitor refuses to compile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fuzz target: random operation sequences against mccc::AsyncBus, checked against a reference
 // model after every operation (single-threaded). Built two ways (tests/fuzz/CMakeLists.txt):
 // - with clang++ -fsanitize=fuzzer,address,undefined: libFuzzer drives LLVMFuzzerTestOneInput;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the seed corpus (tests/fuzz/corpus/) and the regression inputs (tests/fuzz/regressions/)
 of bus_fuzz_target.cpp. The byte format is described at the top of that file; each seed below
 starts the fuzzer at one area of the bus (overload, modes, callbacks that unsubscribe, subscribe

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Replays fuzz inputs through LLVMFuzzerTestOneInput (bus_fuzz_target.cpp) without libFuzzer, so
 // the corpus runs with the project compiler and under every sanitizer preset.
 //

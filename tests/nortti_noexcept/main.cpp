@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Built with -fno-exceptions -fno-rtti (tests/CMakeLists.txt): the whole library must compile and
 // work without exceptions and RTTI. Exit status 0 only if the published message was delivered.
 #include <mccc/mccc.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Translation unit for the static analysis of the headers (scripts/static_analysis.sh,
 // docs/static_analysis.md). clang-tidy and cppcheck only look inside a template once it is
 // instantiated, so this file instantiates every public class template and member function

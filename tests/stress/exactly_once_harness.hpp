@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared harness of the exactly-once stress tests (test_exactly_once.cpp: MPSC buses;
 // test_exactly_once_single_producer.cpp: the MCCC_SINGLE_PRODUCER=1 build). Each test file
 // includes it once, after choosing its MCCC_* macros, and defines its bus types and scenarios.
@@ -65,14 +66,6 @@ inline uint64_t Scaled(uint64_t base, uint64_t minimum) {
 }
 
 // ----- message contents -----------------------------------------------------------------------
-
-/// splitmix64 finaliser: a cheap bijective mixer, so different inputs give different words.
-constexpr uint64_t Mix(uint64_t x) noexcept {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31U);
-}
 
 constexpr uint64_t Key(uint32_t producer, uint32_t seq) noexcept {
   return (static_cast<uint64_t>(producer) << 32U) | seq;
@@ -178,19 +171,6 @@ inline Plan PlanFor(uint32_t producer, uint32_t seq) noexcept {
 
 constexpr uint32_t SenderId(uint32_t producer) noexcept {
   return 1000U + producer;
-}
-
-// ----- error callback (a plain function pointer, so global counters) --------------------------
-
-inline std::atomic<uint64_t> g_queue_full_reports{0U};
-inline std::atomic<uint64_t> g_other_error_reports{0U};
-
-inline void CountErrors(BusError error, uint64_t /*msg_id*/) {
-  if (error == BusError::QUEUE_FULL) {
-    g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
-  } else {
-    g_other_error_reports.fetch_add(1U, std::memory_order_relaxed);
-  }
 }
 
 // ----- producer side ----------------------------------------------------------------------------

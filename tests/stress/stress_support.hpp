@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared support of the stress tests: how long and how hard they run, and the consumer loop.
 //   MCCC_STRESS_SCALE=<x>    multiplies message counts (default 1; 0.1 under TSan, 0.3 under ASan
 //                            or without optimisation, chosen automatically)
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "mccc/message.hpp"
+#include "mccc/traits.hpp"
 
 #if defined(__SANITIZE_THREAD__)
 #define MCCC_STRESS_TSAN 1
@@ -39,6 +41,38 @@
 #endif
 
 namespace mccc_stress {
+
+/// Bus traits of a stress case: ring depth, messages per ProcessBatch, and whether one thread
+/// publishes (the wait-free single-producer path). A small depth keeps the ring full with
+/// several producers; a small batch makes batches interleave with publishes.
+template <uint32_t kDepth, uint32_t kBatch, bool kOneProducer = false>
+struct StressTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = kDepth;
+  static constexpr uint32_t kBatchSize = kBatch;
+  static constexpr bool kSingleProducer = kOneProducer;
+};
+
+/// splitmix64 finaliser: a cheap bijective mixer, so different inputs give different words.
+constexpr uint64_t Mix(uint64_t x) noexcept {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31U);
+}
+
+// The error callback is a plain function pointer, hence global counters. relaxed: the tests read
+// them after joining every producer (the join orders the increments before the reads).
+inline std::atomic<uint64_t> g_queue_full_reports{0U};
+inline std::atomic<uint64_t> g_other_error_reports{0U};
+
+/// Error callback of the stress buses: QUEUE_FULL reports apart from all others.
+inline void CountErrors(mccc::BusError error, uint64_t /*msg_id*/) {
+  if (error == mccc::BusError::QUEUE_FULL) {
+    g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
+  } else {
+    g_other_error_reports.fetch_add(1U, std::memory_order_relaxed);
+  }
+}
 
 /// A positive number from the environment, or `fallback`.
 inline double EnvDouble(const char* name, double fallback) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PublishBatch under contention: several producers publish batches of 1..17 messages of mixed
 // priority into an always-full 64-slot queue and a roomy 4096-slot one, while the consumer
 // dispatches. Checked exactly, for every delivered message:
@@ -42,24 +43,12 @@ struct Other {
 };
 using Payload = std::variant<Other, Item>;
 
-struct FullQueueTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-};
-struct RoomyTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 4096U;
-};
-struct SingleProducerTraits : FullQueueTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using FullQueueTraits = mccc_stress::StressTraits<64U, 16U>;
+using RoomyTraits = mccc_stress::StressTraits<4096U, mccc::DefaultBusTraits::kBatchSize>;
+using SingleProducerTraits = mccc_stress::StressTraits<64U, 16U, true>;
 
-std::atomic<uint64_t> g_queue_full_reports{0U};
-void CountQueueFull(mccc::BusError error, uint64_t /*msg_id*/) {
-  if (error == mccc::BusError::QUEUE_FULL) {
-    // relaxed: a count read after every thread is joined (join orders it); nothing else.
-    g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
-  }
-}
+using mccc_stress::CountErrors;
+using mccc_stress::g_queue_full_reports;
 
 struct ProducerRecord {
   std::array<uint64_t, mccc::kPriorityCount> attempted{};
@@ -176,7 +165,7 @@ void RunCase(uint32_t producers, uint32_t base_quota, bool retry) {
       std::max(200.0, static_cast<double>(base_quota) * mccc_stress::StressScale()));
   auto bus = std::make_unique<Bus>();
   g_queue_full_reports.store(0U);  // seq_cst (default): before any thread of this case starts
-  bus->SetErrorCallback(&CountQueueFull);
+  bus->SetErrorCallback(&CountErrors);
   Checker checker(producers);
   bus->template Subscribe<Item>(
       [&checker](const Item& item, const MessageHeader& header) { checker.OnItem(item, header); });

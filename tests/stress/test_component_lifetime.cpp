@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stress test of the mccc::Component lifetime guarantee: a component destroyed on another
 // thread while the consumer dispatches to it never has a callback run on freed (or
 // half-destroyed) memory. Meant to run under -fsanitize=thread and -fsanitize=address,undefined.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stress test of mccc::AsyncBus (include/mccc/bus/async_bus.hpp): many producers, one consumer.
 // The checks and knobs are described in exactly_once_harness.hpp (MCCC_STRESS_SCALE,
 // MCCC_STRESS_SECONDS); the MCCC_SINGLE_PRODUCER=1 build is test_exactly_once_single_producer.cpp.

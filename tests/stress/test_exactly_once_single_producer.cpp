@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exactly-once stress matrix of test_exactly_once.cpp in the MCCC_SINGLE_PRODUCER=1 build:
 // the macro is set before the first mccc include, so mccc::DefaultBusTraits::kSingleProducer is
 // true and every bus below (default traits, or traits derived from them) takes the wait-free

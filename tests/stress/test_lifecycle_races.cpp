@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Races between the lifecycle operations of mccc::AsyncBus (include/mccc/bus/async_bus.hpp,
 // include/mccc/dispatch/subscription_table.hpp, include/mccc/statistics/bus_statistics.hpp) and
 // the traffic: Subscribe / Unsubscribe from other threads and from inside callbacks while
@@ -78,10 +79,7 @@ struct Relay {
 };
 using Payload = std::variant<Ping, Pong, Relay>;
 
-struct LifecycleTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 8U;
-};
+using LifecycleTraits = mccc_stress::StressTraits<256U, 8U>;
 using Bus = mccc::AsyncBus<Payload, LifecycleTraits>;
 
 template <typename F>
@@ -593,13 +591,8 @@ TEST(LifecycleStormTest, SubscribeUnsubscribeStormWhilePublishingAndDispatching)
 // ResetStatistics / SetPerformanceMode racing with publishers
 // =============================================================================================
 
-std::atomic<uint64_t> g_queue_full_reports{0U};
-
-void CountQueueFull(BusError error, uint64_t /*msg_id*/) {
-  if (error == BusError::QUEUE_FULL) {
-    g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
-  }
-}
+using mccc_stress::CountErrors;
+using mccc_stress::g_queue_full_reports;
 
 struct PhaseRecord {
   std::array<uint64_t, mccc::kPriorityCount> attempted{};
@@ -633,7 +626,7 @@ bool SnapshotWithin(const BusStatisticsSnapshot& s, uint64_t bound) {
 
 TEST(LifecycleStatisticsTest, CountersExactAfterResetFollowingModeAndResetChurn) {
   auto bus = std::make_unique<Bus>();
-  bus->SetErrorCallback(&CountQueueFull);
+  bus->SetErrorCallback(&CountErrors);
   constexpr uint32_t kProducers = 4U;
   uint64_t delivered = 0U;  // consumer thread only (one consumer thread at a time)
   bool fail_some = true;    // phase 1: some callbacks report errors; phase 2: none

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stress test of mccc::AsyncBus admission (include/mccc/bus/async_bus.hpp,
 // include/mccc/ring/mpsc_ring.hpp): a publish may be refused only when the queue really is at the
 // priority's limit, never because a producer looked at a stale head or tail.
@@ -60,32 +61,15 @@ struct Wide {
 };
 using Payload = std::variant<Token, Wide>;
 
-std::atomic<uint64_t> g_queue_full_reports{0U};
-std::atomic<uint64_t> g_other_error_reports{0U};
-
-void CountErrors(BusError error, uint64_t /*msg_id*/) {
-  if (error == BusError::QUEUE_FULL) {
-    g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
-  } else {
-    g_other_error_reports.fetch_add(1U, std::memory_order_relaxed);
-  }
-}
+using mccc_stress::CountErrors;
+using mccc_stress::g_other_error_reports;
+using mccc_stress::g_queue_full_reports;
 
 // ----- buses ----------------------------------------------------------------------------------
 
-struct Depth64Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-};
-struct Depth1024Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  static constexpr uint32_t kBatchSize = 128U;
-};
-struct SingleProducerTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr bool kSingleProducer = true;
-};
+using Depth64Traits = mccc_stress::StressTraits<64U, 16U>;
+using Depth1024Traits = mccc_stress::StressTraits<1024U, 128U>;
+using SingleProducerTraits = mccc_stress::StressTraits<64U, 16U, true>;
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 using Bus1024 = mccc::AsyncBus<Payload, Depth1024Traits>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;

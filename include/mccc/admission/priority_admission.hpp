@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file priority_admission.hpp
 /// @brief Occupancy thresholds: which priority is admitted at which fill level, and the
 /// backpressure level a fill level maps to. All integer arithmetic, computed at compile time.
@@ -12,8 +13,9 @@ namespace mccc {
 
 /// @brief Admission and backpressure thresholds for a ring of `kCapacity` slots.
 ///
-/// A message of priority P is admitted while occupancy (published, not yet consumed) is below
-/// P's percentage of capacity: LOW 60%, MEDIUM 80%, HIGH 99%. "Below x%" is exact for every
+/// The one home of the admission and backpressure thresholds: the constants below. A message of
+/// priority P is admitted while occupancy (published, not yet consumed) is below P's percentage
+/// of capacity (kLowPercent, kMediumPercent, kHighPercent). "Below x%" is exact for every
 /// capacity: occupancy * 100 < x * capacity, i.e. occupancy < ceil(x * capacity / 100). Every
 /// limit is at most the capacity, so every mode refuses when the queue is full.
 template <uint32_t kCapacity>
@@ -35,11 +37,11 @@ struct PriorityAdmission {
   /// @brief Occupancy at or above which a message of `priority` is refused.
   static constexpr uint64_t LimitFor(MessagePriority priority) noexcept {
     switch (priority) {
-      case MessagePriority::LOW:
+      case MessagePriority::kLow:
         return LimitForPercent(kLowPercent);
-      case MessagePriority::MEDIUM:
+      case MessagePriority::kMedium:
         return LimitForPercent(kMediumPercent);
-      case MessagePriority::HIGH:
+      case MessagePriority::kHigh:
         return LimitForPercent(kHighPercent);
     }
     return LimitForPercent(kMediumPercent);  // unreachable for valid enumerators
@@ -48,15 +50,15 @@ struct PriorityAdmission {
   /// @brief Backpressure level of an occupancy snapshot.
   static constexpr BackpressureLevel LevelFor(uint64_t occupancy) noexcept {
     if (occupancy >= kCapacity) {
-      return BackpressureLevel::FULL;
+      return BackpressureLevel::kFull;
     }
     if (occupancy >= LimitForPercent(kCriticalPercent)) {
-      return BackpressureLevel::CRITICAL;
+      return BackpressureLevel::kCritical;
     }
     if (occupancy >= LimitForPercent(kWarningPercent)) {
-      return BackpressureLevel::WARNING;
+      return BackpressureLevel::kWarning;
     }
-    return BackpressureLevel::NORMAL;
+    return BackpressureLevel::kNormal;
   }
 
   /// @brief Occupancy as a whole percentage of capacity, rounded down (100 only when full).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file async_bus.hpp
 /// @brief `mccc::AsyncBus`: many producers publish typed messages, one consumer dispatches them.
 ///
@@ -10,7 +11,7 @@
 /// - wakeup/consumer_parking.hpp: an idle consumer may sleep and is woken by the next publish.
 ///
 /// Thread-safety summary: Publish*, Subscribe, Unsubscribe, the queue snapshots, statistics,
-/// SetPerformanceMode and SetErrorCallback are threadsafe (any thread, any time).
+/// SetPerformanceMode and SetErrorCallback are thread-safe (any thread, any time).
 /// ProcessBatch, ProcessBatchWith and WaitForMessages belong to the one consumer thread.
 #ifndef MCCC_BUS_ASYNC_BUS_HPP_
 #define MCCC_BUS_ASYNC_BUS_HPP_
@@ -24,8 +25,10 @@
 #include <variant>
 
 #include "mccc/admission/priority_admission.hpp"
+#include "mccc/clock/clock_stamp.hpp"
 #include "mccc/config.hpp"
 #include "mccc/detail/id_base.hpp"
+#include "mccc/detail/scoped_flag.hpp"
 #include "mccc/detail/variant_traits.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
@@ -72,11 +75,28 @@ class AsyncBus {
   /// Messages one ProcessBatch call dispatches at most.
   static constexpr uint32_t kBatchSize = Traits::kBatchSize;
 
+  // The names of the original MCCC API, for code written against it (docs/migrating.md). Each
+  // threshold is the occupancy at or above which a publish is refused (Admission::LimitFor) or a
+  // backpressure level begins (Admission::LevelFor).
+  using EnvelopeType = Envelope;
+  static constexpr uint32_t MAX_QUEUE_DEPTH = kQueueDepth;
+  static constexpr uint32_t BATCH_PROCESS_SIZE = kBatchSize;
+  static constexpr uint32_t LOW_PRIORITY_THRESHOLD =
+      static_cast<uint32_t>(Admission::LimitFor(MessagePriority::kLow));
+  static constexpr uint32_t MEDIUM_PRIORITY_THRESHOLD =
+      static_cast<uint32_t>(Admission::LimitFor(MessagePriority::kMedium));
+  static constexpr uint32_t HIGH_PRIORITY_THRESHOLD =
+      static_cast<uint32_t>(Admission::LimitFor(MessagePriority::kHigh));
+  static constexpr uint32_t BACKPRESSURE_WARNING_THRESHOLD =
+      static_cast<uint32_t>(Admission::LimitForPercent(Admission::kWarningPercent));
+  static constexpr uint32_t BACKPRESSURE_CRITICAL_THRESHOLD =
+      static_cast<uint32_t>(Admission::LimitForPercent(Admission::kCriticalPercent));
+
   /// @brief A bus with an empty queue and no subscribers. Allocates nothing: the ring is a
   /// member, so give large buses static or heap storage (Instance(), std::make_unique).
   AsyncBus() noexcept
       : msg_id_offset_(1U), ring_(Position{0U}), next_msg_id_(1U), id_base_(1U, 0U) {
-    WarmUpClock();
+    Stamp::WarmUp();
   }
 
 #if MCCC_ENABLE_TEST_HOOKS
@@ -85,13 +105,26 @@ class AsyncBus {
       : msg_id_offset_(first_msg_id - static_cast<uint64_t>(initial_position)),
         ring_(initial_position),
         next_msg_id_(first_msg_id),
-        id_base_(first_msg_id, static_cast<uint32_t>(initial_position)) {
-    WarmUpClock();
+        id_base_(first_msg_id - static_cast<uint64_t>(initial_position),
+                 static_cast<uint32_t>(initial_position)) {
+    Stamp::WarmUp();
   }
 
   /// @brief Test hook: see MpscRing::SetAfterClaimHook.
   void SetAfterClaimHook(void (*hook)(void*, Position), void* context) noexcept {
     ring_.SetAfterClaimHook(hook, context);
+  }
+
+  /// @brief Test hook: see MpscRing::SetAfterAnnounceHook.
+  void SetAfterAnnounceHook(void (*hook)(void*, Position), void* context) noexcept {
+    ring_.SetAfterAnnounceHook(hook, context);
+  }
+
+  /// @brief Test hook: called by a refusing producer after it observed the tail and before it
+  /// computes the id it reports (lets a test delay it while the consumer moves on).
+  void SetBeforeRejectReportHook(void (*hook)(void*), void* context) noexcept {
+    before_reject_report_hook_ = hook;
+    before_reject_report_context_ = context;
   }
 #endif
 
@@ -104,7 +137,7 @@ class AsyncBus {
   /// Requires that no thread is publishing or consuming.
   ~AsyncBus() = default;
 
-  /// @brief The process-wide bus of this type (created on first use). Threadsafe.
+  /// @brief The process-wide bus of this type (created on first use). Thread-safe.
   static AsyncBus& Instance() noexcept {
     static AsyncBus instance;
     return instance;
@@ -118,7 +151,7 @@ class AsyncBus {
   /// `(const MessageEnvelope<Payload>&)`, `(const T&, const MessageHeader&)` or `(const T&)`,
   /// and may return void or bool (false counts as a processing error). It runs on the consumer
   /// thread. Returns an invalid handle (callback_id == size_t(-1)) when T already has
-  /// kMaxCallbacksPerType subscribers. Threadsafe; may be called from inside a callback (the
+  /// kMaxCallbacksPerType subscribers. Thread-safe; may be called from inside a callback (the
   /// new subscriber may or may not see the message being dispatched, and sees all later ones).
   template <typename T, typename F>
   SubscriptionHandle Subscribe(F&& callback) noexcept {
@@ -140,7 +173,7 @@ class AsyncBus {
   }
 
   /// @brief Removes a subscription. True the first time for a handle this bus returned; false
-  /// (and nothing changes) for an invalid, foreign or already removed handle. Threadsafe; may be
+  /// (and nothing changes) for an invalid, foreign or already removed handle. Thread-safe; may be
   /// called from inside a callback, including the subscription's own.
   ///
   /// When can the callback still run after Unsubscribe returns true?
@@ -155,7 +188,7 @@ class AsyncBus {
     return table_.Remove(handle);
   }
 
-  /// @brief Live subscribers of T (snapshot). Threadsafe.
+  /// @brief Live subscribers of T (snapshot). Thread-safe.
   template <typename T>
   std::size_t SubscriberCount() const noexcept {
     static_assert(detail::kIsAlternative<T, Payload>,
@@ -164,14 +197,15 @@ class AsyncBus {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Publishing: threadsafe, lock-free (wait-free with kSingleProducer), never allocates.
+  // Publishing: thread-safe, lock-free (wait-free with kSingleProducer), never allocates.
   // -------------------------------------------------------------------------------------------
 
   /// @brief Publishes `message` with MEDIUM priority, timestamped by the bus clock. Returns
   /// false when not admitted; `message` is then left untouched (not moved from).
   template <typename T>
   bool Publish(T&& message, uint32_t sender_id) noexcept {
-    return PublishImpl(std::forward<T>(message), sender_id, MessagePriority::MEDIUM, ReadClock());
+    return PublishImpl(std::forward<T>(message), sender_id, MessagePriority::kMedium,
+                       Stamp::Take());
   }
 
   /// @brief Publishes with an explicit priority (see Admission for the thresholds). Returns
@@ -179,15 +213,16 @@ class AsyncBus {
   /// (INVALID_MESSAGE is then reported); `message` is then left untouched.
   template <typename T>
   bool PublishWithPriority(T&& message, uint32_t sender_id, MessagePriority priority) noexcept {
-    return PublishImpl(std::forward<T>(message), sender_id, priority, ReadClock());
+    return PublishImpl(std::forward<T>(message), sender_id, priority, Stamp::Take());
   }
 
   /// @brief Publishes with a caller-supplied timestamp: no clock read. Otherwise as
   /// PublishWithPriority (MEDIUM unless given).
   template <typename T>
   bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
-                   MessagePriority priority = MessagePriority::MEDIUM) noexcept {
-    return PublishImpl(std::forward<T>(message), sender_id, priority, timestamp_us);
+                   MessagePriority priority = MessagePriority::kMedium) noexcept {
+    return PublishImpl(std::forward<T>(message), sender_id, priority,
+                       detail::GivenStamp(timestamp_us));
   }
 
   /// @brief Constructs a T from `args` directly inside the slot (no temporary when T's
@@ -202,12 +237,12 @@ class AsyncBus {
                   "aggregate cannot be built with parentheses in C++17: use Publish(T{...}))");
     if constexpr (std::is_nothrow_constructible_v<T, Args...>) {
       return PublishConstructed(
-          sender_id, priority, ReadClock(), [&](void* storage, const MessageHeader& h) noexcept {
+          sender_id, priority, Stamp::Take(), [&](void* storage, const MessageHeader& h) noexcept {
             ::new (storage)
                 Envelope{h, Payload(std::in_place_type<T>, std::forward<Args>(args)...)};
           });
     } else {
-      return PublishImpl(T(std::forward<Args>(args)...), sender_id, priority, ReadClock());
+      return PublishImpl(T(std::forward<Args>(args)...), sender_id, priority, Stamp::Take());
     }
   }
 
@@ -220,10 +255,10 @@ class AsyncBus {
   /// counts as dropped (FULL_FEATURED), and the error callback gets one QUEUE_FULL per call that
   /// refused any, with the msg_id the first refused message would have received.
   /// Returns 0 and reports INVALID_MESSAGE when `priority` is not an enumerator or `messages` is
-  /// null with count > 0. Threadsafe, lock-free, never allocates (as Publish).
+  /// null with count > 0. Thread-safe, lock-free, never allocates (as Publish).
   template <typename T>
   uint32_t PublishBatch(const T* messages, uint32_t count, uint32_t sender_id,
-                        MessagePriority priority = MessagePriority::MEDIUM) noexcept {
+                        MessagePriority priority = MessagePriority::kMedium) noexcept {
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: PublishBatch<T>: T is not an alternative of the bus payload variant; "
                   "publish one of the std::variant's types or add T to it");
@@ -233,16 +268,16 @@ class AsyncBus {
     const auto priority_index = static_cast<std::size_t>(priority);
     const PerformanceMode mode = LoadMode();
     if (MCCC_UNLIKELY(priority_index >= kPriorityCount || (messages == nullptr && count != 0U))) {
-      ReportError(mode, BusError::INVALID_MESSAGE, 0U);
+      ReportError(mode, BusError::kInvalidMessage, 0U);
       return 0U;
     }
     if (count == 0U) {
       return 0U;
     }
-    const uint64_t timestamp_us = Traits::Clock::NowUs();
+    const Stamp stamp = Stamp::Take();
     const RingBatchClaim<Position> claim = ring_.TryPublishBatch(
-        LimitFor(mode, priority_index), count,
-        [&](void* storage, Position position, uint32_t index) noexcept {
+        LimitFor(mode, priority_index), count, [&stamp]() noexcept { return stamp.ToUs(); },
+        [&](void* storage, Position position, uint32_t index, uint64_t timestamp_us) noexcept {
           ::new (storage) Envelope{HeaderAt(position, timestamp_us, sender_id, priority),
                                    Payload(std::in_place_type<T>, messages[index])};
         });
@@ -265,22 +300,29 @@ class AsyncBus {
   /// Each payload is destroyed right after its callbacks ran. Returns the number dispatched.
   /// Consumer thread only (a debug build asserts on a second thread or on re-entry).
   uint32_t ProcessBatch() noexcept {
+    if (MCCC_UNLIKELY(IsDispatching())) {
+      return RefuseReentry();
+    }
     ConsumerScope scope(*this);
     if (!table_.LightBatchMarks() && !ring_.HasReadyElement()) {
-      return 0U;  // nothing to do: skip the batch start's locked read-modify-write
+      // Nothing to do: skip the batch start's locked read-modify-write, but finish what an
+      // earlier batch end could not (a removed callable whose reclaim found the table busy).
+      table_.ReclaimIfPending();
+      return 0U;
     }
     const bool opened = table_.BeginBatch();
     MCCC_ASSERT(opened,
-                "ProcessBatch entered by two threads at once (or re-entered from a callback); a "
-                "bus has exactly one consumer thread");
+                "ProcessBatch entered by two threads at once; a bus has exactly one consumer "
+                "thread");
     static_cast<void>(opened);
     const PerformanceMode mode = LoadMode();
     uint32_t errors = 0U;
+    PrepareIds();
     const uint32_t processed = ring_.ConsumeBatch(
         kBatchSize, [this, mode, &errors](Envelope& envelope, Position) noexcept {
           AssignMessageId(envelope.header, mode);
           errors += table_.Dispatch(envelope, [this, mode](uint64_t msg_id) noexcept {
-            ReportError(mode, BusError::PROCESSING_ERROR, msg_id);
+            ReportError(mode, BusError::kProcessingError, msg_id);
           });
         });
     table_.EndBatch();
@@ -299,15 +341,19 @@ class AsyncBus {
                   "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
                   "alternative; add an overload taking (const T&) or (const T&, const "
                   "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
+    if (MCCC_UNLIKELY(IsDispatching())) {
+      return RefuseReentry();
+    }
     ConsumerScope scope(*this);
     const PerformanceMode mode = LoadMode();
     uint32_t errors = 0U;
+    PrepareIds();
     const uint32_t processed = ring_.ConsumeBatch(
         kBatchSize, [this, mode, &errors, &visitor](Envelope& envelope, Position) noexcept {
           AssignMessageId(envelope.header, mode);
           if (MCCC_UNLIKELY(!VisitGuarded(visitor, envelope))) {
             ++errors;
-            ReportError(mode, BusError::PROCESSING_ERROR, envelope.header.msg_id);
+            ReportError(mode, BusError::kProcessingError, envelope.header.msg_id);
           }
         });
     FinishBatch(mode, processed, errors);
@@ -332,13 +378,13 @@ class AsyncBus {
 
   /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
   /// request set before this call). A request made before the consumer parks is not lost.
-  /// Threadsafe.
+  /// Thread-safe.
   void WakeConsumer() noexcept {
     parking_.RequestWake();
   }
 
   // -------------------------------------------------------------------------------------------
-  // Introspection: threadsafe snapshots (stale as soon as they return).
+  // Introspection: thread-safe snapshots (stale as soon as they return).
   // -------------------------------------------------------------------------------------------
 
   /// @brief Messages published and not yet consumed (including ones still being written).
@@ -351,7 +397,8 @@ class AsyncBus {
     return Admission::UtilizationPercent(ring_.Occupancy());
   }
 
-  /// @brief NORMAL < 75% <= WARNING < 90% <= CRITICAL < 100% = FULL.
+  /// @brief The level of the current occupancy (boundaries: Admission::kWarningPercent,
+  /// Admission::kCriticalPercent, full).
   BackpressureLevel GetBackpressureLevel() const noexcept {
     return Admission::LevelFor(ring_.Occupancy());
   }
@@ -363,13 +410,13 @@ class AsyncBus {
 
   /// @brief Switches features at runtime: FULL_FEATURED (default), NO_STATS (admission and
   /// error callback, no counters), BARE_METAL (reject only when full; no counters, no error
-  /// callback). Threadsafe; publishes already under way finish in the mode they read.
+  /// callback). Thread-safe; publishes already under way finish in the mode they read.
   void SetPerformanceMode(PerformanceMode mode) noexcept {
     // relaxed: the mode selects checks; no data is published through it.
     mode_.store(mode, std::memory_order_relaxed);
   }
 
-  /// @brief The current mode. Threadsafe.
+  /// @brief The current mode. Thread-safe.
   PerformanceMode GetPerformanceMode() const noexcept {
     return LoadMode();
   }
@@ -379,17 +426,24 @@ class AsyncBus {
     return stats_.Snapshot();
   }
 
-  /// @brief Zeroes the counters seen by later GetStatistics calls. Threadsafe.
+  /// @brief Zeroes the counters seen by later GetStatistics calls. Thread-safe.
   void ResetStatistics() noexcept {
     stats_.Reset();
   }
 
   /// @brief Installs the error callback (nullptr: none). It is called on producer threads for
   /// QUEUE_FULL / INVALID_MESSAGE and on the consumer thread for PROCESSING_ERROR /
-  /// OVERFLOW_DETECTED, so it must be threadsafe and quick. Threadsafe.
+  /// OVERFLOW_DETECTED, so it must be thread-safe and quick. Thread-safe.
   void SetErrorCallback(ErrorCallback callback) noexcept {
-    // relaxed: a function pointer to immutable code; no other data travels with it.
-    error_callback_.store(callback, std::memory_order_relaxed);
+    // release: pairs with the acquire load in LoadErrorCallback; whatever the installing thread
+    // set up for the callback (a logger, a buffer) is visible to the thread that calls it.
+    error_callback_.store(callback, std::memory_order_release);
+  }
+
+  /// @brief The installed error callback (nullptr: none), so that a component attached to the
+  /// bus (the bridge's exporter and importer) reports its own errors the same way. Thread-safe.
+  ErrorCallback GetErrorCallback() const noexcept {
+    return LoadErrorCallback();
   }
 
  private:
@@ -398,6 +452,10 @@ class AsyncBus {
   using Table = SubscriptionTable<Envelope, std::variant_size_v<Payload>,
                                   Traits::kMaxCallbacksPerType, Traits::kCallbackStorageBytes,
                                   Traits::kSingleCore, Traits::kAsymmetricFence>;
+  // Every publish path reads the clock the same way: a stamp before the claim, microseconds
+  // after it (clock/clock_stamp.hpp). A multi-producer claim is a locked CAS, so a clock that
+  // splits its reading converts after it; the single-producer claim has nothing to protect.
+  using Stamp = detail::ClockStamp<typename Traits::Clock, !Traits::kSingleProducer>;
   using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
                                    Traits::kSingleCore, Traits::kCacheLineSize>;
   static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;
@@ -407,23 +465,31 @@ class AsyncBus {
   static constexpr unsigned kLine =
       detail::kLineAlign<Traits::kSingleCore, Traits::kCacheLineSize, uint64_t>;
 
-  /// Debug-only detector of a second consumer thread or of re-entry from a callback.
+  /// Marks the consumer's dispatch (re-entry from a callback is refused in every build) and,
+  /// in debug builds, detects a second consumer thread.
   class ConsumerScope {
    public:
-    explicit ConsumerScope(AsyncBus& bus) noexcept : bus_(bus) {
+    explicit ConsumerScope(AsyncBus& bus) noexcept
+        : bus_(bus)
 #if MCCC_ENABLE_ASSERTS
-      // acquire/release: hands the consumer role from one (sequential) consumer to the next.
-      const bool busy = bus_.consumer_active_.exchange(true, std::memory_order_acquire);
-      MCCC_ASSERT(!busy,
-                  "ProcessBatch/ProcessBatchWith entered by two threads at once (or re-entered "
-                  "from a callback); a bus has exactly one consumer thread");
+          ,
+          consuming_(bus.consumer_active_)
+#endif
+    {
+      // relaxed (both stores): the flag is read back by the same thread (re-entry); a later
+      // consumer thread is handed the role through the user's own synchronisation.
+      bus_.dispatching_.store(true, std::memory_order_relaxed);
+#if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
+      bus_.consumer_owner_.store(CurrentThreadMarker(), std::memory_order_relaxed);
+#endif
+#if MCCC_ENABLE_ASSERTS
+      MCCC_ASSERT(!consuming_.WasSet(),
+                  "ProcessBatch/ProcessBatchWith entered by two threads at once; a bus has "
+                  "exactly one consumer thread");
 #endif
     }
     ~ConsumerScope() {
-#if MCCC_ENABLE_ASSERTS
-      // release: pairs with the next consumer's acquire exchange in the constructor.
-      bus_.consumer_active_.store(false, std::memory_order_release);
-#endif
+      bus_.dispatching_.store(false, std::memory_order_relaxed);
     }
     ConsumerScope(const ConsumerScope&) = delete;
     ConsumerScope& operator=(const ConsumerScope&) = delete;
@@ -432,13 +498,10 @@ class AsyncBus {
 
    private:
     AsyncBus& bus_;
+#if MCCC_ENABLE_ASSERTS
+    const detail::ScopedFlag<std::atomic<bool>> consuming_;
+#endif
   };
-
-  /// A clock's first reading may calibrate it (TscClock: about 1 ms); take it here, during
-  /// construction, so that no publish pays for it.
-  static void WarmUpClock() noexcept {
-    static_cast<void>(Traits::Clock::NowUs());
-  }
 
   MCCC_ALWAYS_INLINE PerformanceMode LoadMode() const noexcept {
     // relaxed: see SetPerformanceMode.
@@ -454,7 +517,8 @@ class AsyncBus {
     return table_.Add(index, typename Table::Callback(Adapter{std::forward<F>(callback)}));
   }
 
-  /// `stamp`: the microseconds, or a PendingReading converted after the claim (ReadClock).
+  /// `stamp`: a Stamp taken before the claim, or PublishFast's GivenStamp (clock/clock_stamp.hpp);
+  /// converted to microseconds only after a successful claim.
   template <typename T, typename Stamp>
   MCCC_ALWAYS_INLINE bool PublishImpl(T&& message, uint32_t sender_id, MessagePriority priority,
                                       const Stamp& stamp) noexcept {
@@ -490,13 +554,13 @@ class AsyncBus {
                                              const Stamp& stamp, Construct&& construct) noexcept {
     const auto priority_index = static_cast<std::size_t>(priority);
     if (MCCC_UNLIKELY(priority_index >= kPriorityCount)) {
-      ReportError(LoadMode(), BusError::INVALID_MESSAGE, 0U);
+      ReportError(LoadMode(), BusError::kInvalidMessage, 0U);
       return false;
     }
     const PerformanceMode mode = LoadMode();
     const RingClaim<Position> claim = ring_.TryPublish(
         LimitFor(mode, priority_index), [&](void* storage, Position position) noexcept {
-          construct(storage, HeaderAt(position, StampToUs(stamp), sender_id, priority));
+          construct(storage, HeaderAt(position, stamp.ToUs(), sender_id, priority));
         });
     if (MCCC_LIKELY(claim.admitted)) {
       OnAdmitted(mode, priority, 1U);
@@ -510,7 +574,7 @@ class AsyncBus {
   /// and wakes a sleeping consumer.
   MCCC_ALWAYS_INLINE void OnAdmitted(PerformanceMode mode, MessagePriority priority,
                                      uint32_t admitted) noexcept {
-    if (mode == PerformanceMode::FULL_FEATURED) {
+    if (mode == PerformanceMode::kFullFeatured) {
       stats_.CountPublished(priority, admitted);
     }
     NotifyConsumer();
@@ -533,68 +597,78 @@ class AsyncBus {
 
   MCCC_NOINLINE void OnRejected(PerformanceMode mode, MessagePriority priority,
                                 Position observed_tail, uint32_t refused = 1U) noexcept {
-    if (mode == PerformanceMode::BARE_METAL) {
+    if (mode == PerformanceMode::kBareMetal) {
       return;
     }
-    if (mode == PerformanceMode::FULL_FEATURED) {
+    if (mode == PerformanceMode::kFullFeatured) {
       stats_.CountDropped(priority, refused);
     }
-    // The id this message would have received (the next admitted message receives it).
-    ReportError(mode, BusError::QUEUE_FULL, WouldBeMessageId(observed_tail));
+#if MCCC_ENABLE_TEST_HOOKS
+    if (before_reject_report_hook_ != nullptr) {
+      before_reject_report_hook_(before_reject_report_context_);
+    }
+#endif
+    const ErrorCallback callback = LoadErrorCallback();
+    if (callback != nullptr) {
+      // The id this message would have received (the next admitted message receives it).
+      callback(BusError::kQueueFull, WouldBeMessageId(observed_tail));
+    }
   }
 
   void ReportError(PerformanceMode mode, BusError error, uint64_t msg_id) noexcept {
-    if (mode == PerformanceMode::BARE_METAL) {
+    if (mode == PerformanceMode::kBareMetal) {
       return;
     }
-    // relaxed: see SetErrorCallback.
-    const ErrorCallback callback = error_callback_.load(std::memory_order_relaxed);
+    const ErrorCallback callback = LoadErrorCallback();
     if (callback != nullptr) {
       callback(error, msg_id);
     }
   }
 
-  /// A multi-producer publish whose clock splits a reading (clock.hpp) samples before its claim
-  /// and converts after it, so the conversion's range check (a branch on the fresh counter) no
-  /// longer sits ahead of the claim's locked CAS. Side by side in bench/competitive, MPSC
-  /// `Publish` end to end went from 19.9-21.8 to 23.9-24.4 M msg/s and the sustained overload
-  /// run from 22.4-23.6 to 26.5-27.8 (docs/benchmarks.md). The single-producer claim has no
-  /// locked instruction; its code is unchanged and it keeps the one-piece NowUs().
-  /// A refused publish converts nothing.
-  static constexpr bool kSplitClockRead =
-      !Traits::kSingleProducer && detail::ClockSplitsReading<typename Traits::Clock>::value;
+  ErrorCallback LoadErrorCallback() const noexcept {
+    // acquire: pairs with SetErrorCallback's release store (state set up before installing the
+    // callback is visible here). Only on error paths.
+    return error_callback_.load(std::memory_order_acquire);
+  }
 
-  /// A clock Sample() not yet converted. Its own type, so that it is never taken for
-  /// microseconds, even when the clock's Reading is itself an integer (raw ticks, say).
-  template <typename Reading>
-  struct PendingReading {
-    Reading reading;
-  };
+  MCCC_ALWAYS_INLINE bool IsDispatching() const noexcept {
+    // relaxed: see ConsumerScope.
+    return dispatching_.load(std::memory_order_relaxed);
+  }
 
-  /// The clock reading of a publish, taken before its claim: microseconds, or a PendingReading.
-  MCCC_ALWAYS_INLINE static auto ReadClock() noexcept {
-    if constexpr (kSplitClockRead) {
-      return PendingReading<decltype(Traits::Clock::Sample())>{Traits::Clock::Sample()};
-    } else {
-      return Traits::Clock::NowUs();
+#if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
+  /// An address unique to the calling thread (debug builds: tells re-entry from a second thread).
+  static const void* CurrentThreadMarker() noexcept {
+    static thread_local const char marker = 0;
+    return &marker;
+  }
+#endif
+
+  /// ProcessBatch / ProcessBatchWith called from one of their own callbacks: nothing is
+  /// dispatched (the outer call owns the batch), kReentrantCall names the message under way.
+  MCCC_NOINLINE uint32_t RefuseReentry() noexcept {
+#if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
+    // relaxed: compared with this thread's own marker; another thread's value never matches.
+    MCCC_ASSERT(consumer_owner_.load(std::memory_order_relaxed) == CurrentThreadMarker(),
+                "ProcessBatch/ProcessBatchWith entered by two threads at once; a bus has "
+                "exactly one consumer thread");
+#endif
+    ReportError(LoadMode(), BusError::kReentrantCall, next_msg_id_ - 1U);
+    return 0U;
+  }
+
+  /// Consumer, before a batch (32-bit positions): lets refusing producers widen positions the
+  /// batch's head stores reach (detail/id_base.hpp).
+  MCCC_ALWAYS_INLINE void PrepareIds() noexcept {
+    if constexpr (!kProducerAssignsIds) {
+      id_base_.PrepareBatch(next_msg_id_ - msg_id_offset_, kBatchSize);
     }
-  }
-
-  /// Microseconds of PublishFast's caller timestamp or of a one-piece NowUs(): itself.
-  static uint64_t StampToUs(uint64_t timestamp_us) noexcept {
-    return timestamp_us;
-  }
-
-  /// Microseconds of a split reading: converted now, after the claim.
-  template <typename Reading>
-  MCCC_ALWAYS_INLINE static uint64_t StampToUs(const PendingReading<Reading>& pending) noexcept {
-    return Traits::Clock::ToUs(pending.reading);
   }
 
   /// Admission limit of a publish of priority `priority_index` (< kPriorityCount) in `mode`:
   /// BARE_METAL admits up to the whole queue, the other modes the priority's threshold.
   static Position LimitFor(PerformanceMode mode, std::size_t priority_index) noexcept {
-    return mode == PerformanceMode::BARE_METAL ? static_cast<Position>(kQueueDepth)
+    return mode == PerformanceMode::kBareMetal ? static_cast<Position>(kQueueDepth)
                                                : kLimits[priority_index];
   }
 
@@ -614,27 +688,24 @@ class AsyncBus {
   }
 
   /// The id a message refused at observed tail `tail` would have received (cold path). With
-  /// 32-bit positions the consumer's published 64-bit base widens the position correctly across
-  /// any number of 32-bit wraps.
+  /// 32-bit positions the position is widened against the consumer's head (detail/id_base.hpp),
+  /// wait-free and across any number of 32-bit wraps.
   uint64_t WouldBeMessageId(Position tail) const noexcept {
     if constexpr (kProducerAssignsIds) {
       return MessageIdAt(tail);
     } else {
-      return id_base_.IdAt(static_cast<uint32_t>(tail));
+      return id_base_.IdOfPosition(static_cast<uint32_t>(tail),
+                                   static_cast<uint32_t>(ring_.ConsumedPosition()));
     }
   }
 
-  /// Consumer, after a batch: publishes where the id sequence stands (32-bit positions only)
-  /// and counts the batch (FULL_FEATURED only). An empty poll changed neither, so it writes
-  /// nothing (a polling consumer runs this in a loop).
+  /// Consumer, after a batch: counts it (FULL_FEATURED only). An empty poll writes nothing (a
+  /// polling consumer runs this in a loop).
   void FinishBatch(PerformanceMode mode, uint32_t processed, uint32_t errors) noexcept {
     if (processed == 0U) {
       return;
     }
-    if constexpr (!kProducerAssignsIds) {
-      id_base_.Publish(next_msg_id_, static_cast<uint32_t>(ring_.ConsumedPosition()));
-    }
-    if (mode == PerformanceMode::FULL_FEATURED) {
+    if (mode == PerformanceMode::kFullFeatured) {
       stats_.CountProcessed(processed, errors);
     }
   }
@@ -649,7 +720,7 @@ class AsyncBus {
     }
     ++next_msg_id_;
     if (MCCC_UNLIKELY(header.msg_id == 0U)) {
-      ReportError(mode, BusError::OVERFLOW_DETECTED, 0U);  // the 64-bit id sequence wrapped
+      ReportError(mode, BusError::kOverflowDetected, 0U);  // the 64-bit id sequence wrapped
     }
   }
 
@@ -669,12 +740,12 @@ class AsyncBus {
   }
 
   static constexpr Position kLimits[kPriorityCount] = {
-      static_cast<Position>(Admission::LimitFor(MessagePriority::LOW)),
-      static_cast<Position>(Admission::LimitFor(MessagePriority::MEDIUM)),
-      static_cast<Position>(Admission::LimitFor(MessagePriority::HIGH))};
+      static_cast<Position>(Admission::LimitFor(MessagePriority::kLow)),
+      static_cast<Position>(Admission::LimitFor(MessagePriority::kMedium)),
+      static_cast<Position>(Admission::LimitFor(MessagePriority::kHigh))};
 
   // Read-mostly settings on their own line: producers read them on every publish.
-  alignas(kLine) std::atomic<PerformanceMode> mode_{PerformanceMode::FULL_FEATURED};
+  alignas(kLine) std::atomic<PerformanceMode> mode_{PerformanceMode::kFullFeatured};
   std::atomic<ErrorCallback> error_callback_{nullptr};
   const uint64_t msg_id_offset_;  // msg_id = position + offset (read-only after construction)
   // Written only when the consumer goes to sleep; read by every publish.
@@ -682,8 +753,18 @@ class AsyncBus {
   Ring ring_;
   // Consumer-owned.
   alignas(kLine) uint64_t next_msg_id_;
-  // Consumer-written once per batch, read by refused producers (32-bit positions only).
-  detail::IdBase id_base_;
+  // Consumer-owned: true while ProcessBatch / ProcessBatchWith runs (re-entry is refused).
+  std::atomic<bool> dispatching_{false};
+#if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
+  std::atomic<const void*> consumer_owner_{nullptr};  // debug: the thread inside the batch
+#endif
+  // Consumer-written at most once per 2^31 messages, read by refused producers (32-bit
+  // positions only).
+  detail::IdBase<Traits::kSingleCore> id_base_;
+#if MCCC_ENABLE_TEST_HOOKS
+  void (*before_reject_report_hook_)(void*) = nullptr;
+  void* before_reject_report_context_ = nullptr;
+#endif
 #if MCCC_ENABLE_ASSERTS
   std::atomic<bool> consumer_active_{false};
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file active_object.hpp
 /// @brief `mccc::ActiveObject`: a thread that owns the consumer loop of one bus, dispatching to
 /// the bus's subscribers (or to a visitor) and idling without burning a core.
@@ -39,10 +40,10 @@
 /// load, no system call, while the consumer is awake. The spin/yield phases restart only after a
 /// poll found work, so an idle consumer wakes only once per `max_sleep_us`.
 ///
-/// ## Thread safety
+/// ## Thread-safety
 /// Start(), Stop() and the destructor: one controlling thread at a time (not thread-safe against
 /// each other). RequestStop(), IsRunning(), IsConsumerThread(), ProcessedCount(), SleepCount():
-/// threadsafe, lock-free. While the object runs, its thread is the bus's one consumer: do not
+/// thread-safe, lock-free. While the object runs, its thread is the bus's one consumer: do not
 /// call ProcessBatch/ProcessBatchWith/WaitForMessages on that bus elsewhere.
 ///
 /// Hosted platforms only (MCCC_HOSTED): it uses std::thread. On bare metal this header only
@@ -259,7 +260,7 @@ class ActiveObject {
     return StopStatus::kStopped;
   }
 
-  /// @brief Asks the loop to drain and exit without waiting for it. Threadsafe (any thread,
+  /// @brief Asks the loop to drain and exit without waiting for it. Thread-safe (any thread,
   /// including the consumer thread), lock-free; the thread is joined by the next Stop(),
   /// Start() or the destructor.
   void RequestStop() noexcept {
@@ -270,20 +271,20 @@ class ActiveObject {
   }
 
   /// @brief True from Start() until the loop has drained and exited (also after a requested
-  /// stop, until the drain is over). Threadsafe snapshot.
+  /// stop, until the drain is over). Thread-safe snapshot.
   bool IsRunning() const noexcept {
     // acquire: pairs with the loop's final release store (its deliveries are then visible).
     return running_.load(std::memory_order_acquire);
   }
 
   /// @brief True when called on this object's consumer thread (inside a callback or visitor).
-  /// Threadsafe.
+  /// Thread-safe.
   bool IsConsumerThread() const noexcept {
     return detail::CurrentActiveObject() == static_cast<const void*>(this);
   }
 
   /// @brief Messages this object's loop has dispatched since construction (all runs).
-  /// Threadsafe snapshot; updated once per batch.
+  /// Thread-safe snapshot; updated once per batch.
   uint64_t ProcessedCount() const noexcept {
     // relaxed: a statistic; IsRunning()/Stop() provide the ordering when it matters.
     return processed_.load(std::memory_order_relaxed);
@@ -291,7 +292,7 @@ class ActiveObject {
 
   /// @brief Times the loop entered WaitForMessages to sleep since construction (all runs;
   /// a publish racing with the call makes it return at once, which still counts).
-  /// Threadsafe snapshot.
+  /// Thread-safe snapshot.
   uint64_t SleepCount() const noexcept {
     // relaxed: a statistic.
     return sleeps_.load(std::memory_order_relaxed);
@@ -314,7 +315,7 @@ class ActiveObject {
   /// pthread_getcpuclockid); meaningless when not started. Not thread-safe.
   std::thread::native_handle_type NativeHandle() noexcept { return thread_.native_handle(); }
 
-  /// @brief The bus this object consumes. Threadsafe.
+  /// @brief The bus this object consumes. Thread-safe.
   Bus& GetBus() const noexcept { return bus_; }
 
  private:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file component.hpp
 /// @brief `mccc::Component`: a bus subscriber owned by std::shared_ptr that owns its subscriptions
 /// and whose callbacks can never run on a destroyed (or half-destroyed) object.
@@ -72,6 +73,7 @@
 #include "mccc/containers/fixed_vector.hpp"
 #include "mccc/detail/spin_lock.hpp"
 #include "mccc/detail/variant_traits.hpp"
+#include "mccc/detail/verdict.hpp"
 #include "mccc/dispatch/visit.hpp"
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
@@ -89,18 +91,6 @@ struct ComponentSubscriptionLimit<Traits,
                                   std::void_t<decltype(Traits::kMaxSubscriptionsPerComponent)>>
     : std::integral_constant<std::size_t,
                              static_cast<std::size_t>(Traits::kMaxSubscriptionsPerComponent)> {};
-
-/// @brief Calls `f(args...)` and turns its result into the bus's verdict: a bool result is
-/// passed on (false = processing error), any other result counts as success.
-template <typename F, typename... Args>
-MCCC_ALWAYS_INLINE bool ComponentInvoke(F& f, Args&&... args) {
-  if constexpr (std::is_same_v<std::invoke_result_t<F&, Args...>, bool>) {
-    return f(std::forward<Args>(args)...);
-  } else {
-    static_cast<void>(f(std::forward<Args>(args)...));
-    return true;
-  }
-}
 
 /// @brief The first parameter type of a (non-overloaded, non-template) call operator or function
 /// pointer; void when it cannot be named (generic lambda, overload set, no parameter).
@@ -184,9 +174,9 @@ struct ComponentSafeCallback {
       return true;  // destroyed or being destroyed: skipped, which is not a processing error
     }
     if constexpr (std::is_invocable_v<F&, std::shared_ptr<Self>&, const T&, const MessageHeader&>) {
-      return ComponentInvoke(callable, pinned, message, header);
+      return InvokeForVerdict(callable, pinned, message, header);
     } else {
-      return ComponentInvoke(callable, pinned, message);
+      return InvokeForVerdict(callable, pinned, message);
     }
   }  // `pinned` is released last; if it was the last owner, the component is destroyed here.
 };
@@ -204,9 +194,9 @@ struct ComponentSimpleCallback {
       return true;  // destroyed or being destroyed: skipped, which is not a processing error
     }
     if constexpr (std::is_invocable_v<F&, const T&, const MessageHeader&>) {
-      return ComponentInvoke(callable, message, header);
+      return InvokeForVerdict(callable, message, header);
     } else {
-      return ComponentInvoke(callable, message);
+      return InvokeForVerdict(callable, message);
     }
   }
 };
@@ -219,7 +209,7 @@ struct ComponentSimpleCallback {
 /// @tparam Traits         The bus traits; the component's bus is
 ///                        `AsyncBus<PayloadVariant, Traits>`.
 ///
-/// Thread safety: every member function is threadsafe unless its comment says otherwise
+/// Thread-safety: every member function is thread-safe unless its comment says otherwise
 /// (subscriptions are guarded by a spin lock that the bus dispatch never takes).
 template <typename PayloadVariant, typename Traits = DefaultBusTraits>
 class Component : public std::enable_shared_from_this<Component<PayloadVariant, Traits>> {
@@ -232,6 +222,10 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   using Bus = AsyncBus<PayloadVariant, Traits>;
   /// The payload variant.
   using Payload = PayloadVariant;
+  /// The bus, under the name the original MCCC API gives it (docs/migrating.md).
+  using BusType = Bus;
+  /// What a slot of the bus holds (the argument of an envelope callback).
+  using EnvelopeType = MessageEnvelope<PayloadVariant>;
 
   /// Subscriptions one component can own (see the file comment, "Capacity").
   static constexpr std::size_t kMaxSubscriptions =
@@ -264,7 +258,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   /// succeeded; false when the component is not owned by a std::shared_ptr (nothing runs; a
   /// later call may succeed), when it was already initialized (nothing runs), or when a
   /// subscription was refused during OnInitialize() (the successful ones stay; UnsubscribeAll()
-  /// or destroying the component removes them). Threadsafe: concurrent calls run the hook once.
+  /// or destroying the component removes them). Thread-safe: concurrent calls run the hook once.
   bool InitializeComponent() {
     if (this->weak_from_this().expired()) {
       return false;
@@ -278,7 +272,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
     return RefusedSubscriptionCount() == refused_before;
   }
 
-  /// @brief True once InitializeComponent() has run the hook (or is running it). Threadsafe.
+  /// @brief True once InitializeComponent() has run the hook (or is running it). Thread-safe.
   bool IsInitialized() const noexcept {
     // relaxed: a snapshot of a flag that only ever goes from false to true.
     return initialized_.load(std::memory_order_relaxed);
@@ -297,7 +291,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   ///
   /// @return The bus handle; invalid (`!IsValid()`) when refused: the component is not owned by
   /// a std::shared_ptr, already owns kMaxSubscriptions subscriptions, or the bus has
-  /// kMaxCallbacksPerType subscribers for T. Threadsafe, also from inside a callback.
+  /// kMaxCallbacksPerType subscribers for T. Thread-safe, also from inside a callback.
   ///
   /// The callable is stored inline in the bus together with a std::weak_ptr (two pointers); a
   /// static_assert says when that exceeds the bus's kCallbackStorageBytes.
@@ -344,7 +338,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   /// so it never runs while or after the component is destroyed (the message is skipped then).
   ///
   /// @return As SubscribeSafe: invalid when not owned by a std::shared_ptr, at
-  /// kMaxSubscriptions, or when the bus refuses. Threadsafe, also from inside a callback.
+  /// kMaxSubscriptions, or when the bus refuses. Thread-safe, also from inside a callback.
   template <typename T, typename F>
   SubscriptionHandle SubscribeSimple(F&& callback) noexcept {
     static_assert(detail::kIsAlternative<T, PayloadVariant>,
@@ -372,7 +366,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   /// false (nothing changes) for an invalid handle or one this component does not own. The
   /// callback may still be running once on the consumer thread when this returns on another
   /// thread (the bus's Unsubscribe guarantee); the pin keeps the component alive for it.
-  /// Threadsafe, also from inside a callback.
+  /// Thread-safe, also from inside a callback.
   bool Unsubscribe(const SubscriptionHandle& handle) noexcept {
     detail::SpinLockGuard guard(lock_);
     for (std::size_t i = 0U; i < handles_.size(); ++i) {
@@ -386,7 +380,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   }
 
   /// @brief Removes every subscription of this component; returns how many were removed. The
-  /// component can subscribe again afterwards. Threadsafe, also from inside a callback.
+  /// component can subscribe again afterwards. Thread-safe, also from inside a callback.
   std::size_t UnsubscribeAll() noexcept {
     detail::SpinLockGuard guard(lock_);
     std::size_t removed = 0U;
@@ -397,20 +391,20 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
     return removed;
   }
 
-  /// @brief Live subscriptions owned by this component (snapshot). Threadsafe.
+  /// @brief Live subscriptions owned by this component (snapshot). Thread-safe.
   std::size_t SubscriptionCount() const noexcept {
     detail::SpinLockGuard guard(lock_);
     return handles_.size();
   }
 
   /// @brief Subscriptions refused since construction (not owned by a std::shared_ptr, at
-  /// kMaxSubscriptions, or refused by the bus). Snapshot, threadsafe.
+  /// kMaxSubscriptions, or refused by the bus). Snapshot, thread-safe.
   std::size_t RefusedSubscriptionCount() const noexcept {
     detail::SpinLockGuard guard(lock_);
     return refused_;
   }
 
-  /// @brief The bus this component subscribes to. Threadsafe.
+  /// @brief The bus this component subscribes to. Thread-safe.
   Bus& GetBus() const noexcept {
     return bus_;
   }

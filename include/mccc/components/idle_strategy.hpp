@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file idle_strategy.hpp
 /// @brief What a consumer loop does when a poll of the bus finds nothing: spin, yield the CPU,
 /// or sleep until a producer publishes.
@@ -19,6 +20,7 @@
 #include <cstdint>
 
 #include "mccc/config.hpp"
+#include "mccc/detail/cpu_relax.hpp"
 
 namespace mccc {
 
@@ -43,7 +45,7 @@ enum class IdleAction : uint8_t {
 ///   mccc::IdleStrategy idle = mccc::IdleStrategy::SpinThenYieldThenSleep();
 ///   idle.max_sleep_us = 50000U;  // re-check at least every 50 ms even without a publish
 /// @endcode
-/// Thread safety: a plain value; copy it freely.
+/// Thread-safety: a plain value; copy it freely.
 struct IdleStrategy {
   /// Default number of empty polls spent spinning: roughly 5-50 microseconds, depending on the
   /// CPU's spin-hint latency; long enough to catch the next message of a burst without a yield
@@ -156,17 +158,6 @@ class IdleBackoff {
   // Saturates at yield_limit_ (the counter stops once the last phase is reached).
   uint64_t empty_polls_ = 0U;
 };
-
-/// @brief A spin-wait hint: tells the CPU this is a busy-wait loop (x86 `pause`, Arm `yield`),
-/// which saves power and frees pipeline resources for a sibling hyper-thread. A no-op on other
-/// architectures. Threadsafe.
-MCCC_ALWAYS_INLINE void CpuRelax() noexcept {
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_ia32_pause();
-#elif (defined(__aarch64__) || defined(__arm__)) && (defined(__GNUC__) || defined(__clang__))
-  __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 }  // namespace mccc
 

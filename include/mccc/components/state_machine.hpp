@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file state_machine.hpp
 /// @brief A hierarchical state machine (HSM) with a fixed state table: zero heap, no recursion.
 ///
@@ -62,7 +63,7 @@
 /// `Dispatch(const T&)` for a message type `T` that `Event` can be constructed from builds the
 /// `Event` on the stack (one copy of the message) and dispatches it.
 ///
-/// ## Thread safety
+/// ## Thread-safety
 /// Not thread-safe. Configure it, start it and dispatch to it from one thread (the bus consumer
 /// thread); nothing in it is atomic. Handlers and actions run on the dispatching thread.
 #ifndef MCCC_COMPONENTS_STATE_MACHINE_HPP_
@@ -73,6 +74,7 @@
 #include <type_traits>
 
 #include "mccc/config.hpp"
+#include "mccc/detail/scoped_flag.hpp"
 
 namespace mccc {
 
@@ -496,18 +498,7 @@ class StateMachine {
 
   // Marks the machine busy for one run-to-completion step; the destructor also runs when a
   // handler throws, so the machine stays usable.
-  class BusyScope {
-   public:
-    explicit BusyScope(bool& flag) noexcept : flag_(flag) { flag = true; }
-    ~BusyScope() { flag_ = false; }
-    BusyScope(const BusyScope&) = delete;
-    BusyScope& operator=(const BusyScope&) = delete;
-    BusyScope(BusyScope&&) = delete;
-    BusyScope& operator=(BusyScope&&) = delete;
-
-   private:
-    bool& flag_;
-  };
+  using BusyScope = detail::ScopedFlag<bool>;
 
   StateMachineError ConfigurationBlocked() const noexcept {
     if (busy_) return StateMachineError::kReentrantCall;

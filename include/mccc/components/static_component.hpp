@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file static_component.hpp
 /// @brief `mccc::StaticComponent<Derived, Payload>`: a message handler resolved entirely at
 /// compile time (CRTP), for the bus's ProcessBatchWith.
@@ -40,6 +41,7 @@
 
 #include "mccc/config.hpp"
 #include "mccc/detail/variant_traits.hpp"
+#include "mccc/fwd.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
@@ -97,11 +99,17 @@ struct HasHandler : std::bool_constant<detail::kHasPlainHandle<Derived, T> ||
 template <typename Derived, typename T>
 inline constexpr bool kHasHandler = HasHandler<Derived, T>::value;
 
+namespace detail {
+/// @brief HasHandler under the name the original MCCC API gives it (docs/migrating.md).
+template <typename Derived, typename T>
+using HasHandler = ::mccc::HasHandler<Derived, T>;
+}  // namespace detail
+
 /// @brief CRTP base of a compile-time message handler; see the file comment.
 /// @tparam Derived        The class deriving from this one, with public Handle overloads.
 /// @tparam PayloadVariant The bus payload, `std::variant<Msg1, Msg2, ...>`.
 ///
-/// Thread safety: no state of its own. The visitor calls Derived's handlers on the thread that
+/// Thread-safety: no state of its own. The visitor calls Derived's handlers on the thread that
 /// runs ProcessBatchWith, so Derived's data needs whatever protection its other users require.
 template <typename Derived, typename PayloadVariant>
 class StaticComponent {
@@ -112,12 +120,17 @@ class StaticComponent {
  public:
   /// The payload variant.
   using Payload = PayloadVariant;
+  /// The bus whose ProcessBatchWith takes this component's visitor: the default-traits bus of the
+  /// payload (the visitor works as well with a bus of the same payload and other traits).
+  using BusType = AsyncBus<PayloadVariant, DefaultBusTraits>;
+  /// What a slot of that bus holds.
+  using EnvelopeType = MessageEnvelope<PayloadVariant>;
 
   /// @brief The function object ProcessBatchWith calls for each message: Handle for the
   /// alternatives Derived handles, nothing for the others. Holds one pointer; cheap to copy.
   class Visitor {
    public:
-    /// @brief A visitor delivering to `component`, which must outlive its use. Threadsafe.
+    /// @brief A visitor delivering to `component`, which must outlive its use. Thread-safe.
     explicit Visitor(Derived& component) noexcept : component_(&component) {}
 
     /// @brief Delivers `message` to the matching Handle, with `header` if that Handle takes it.
@@ -160,7 +173,7 @@ class StaticComponent {
   static constexpr std::size_t kHandledTypes =
       detail::HandledAlternativeCount<Derived, PayloadVariant>::value;
 
-  /// @brief The visitor to pass to `bus.ProcessBatchWith(...)`. Threadsafe (it only takes the
+  /// @brief The visitor to pass to `bus.ProcessBatchWith(...)`. Thread-safe (it only takes the
   /// address of the component).
   Visitor MakeVisitor() noexcept {
     static_assert(std::is_base_of_v<StaticComponent, Derived>,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file asymmetric_fence.hpp
 /// @brief A StoreLoad barrier whose cost is split unevenly between two threads: the frequent
 /// side pays a compiler barrier, the rare side a process-wide barrier from the kernel.
@@ -15,13 +16,14 @@
 /// Not available (Available() false) off Linux, on kernels older than 4.14 or where seccomp
 /// forbids the call, and under ThreadSanitizer (which models neither the system call nor the
 /// barrier it imposes); callers then keep a seq_cst read-modify-write on the frequent side.
+/// Heavy() can still fail later (a seccomp filter installed after start-up): it then returns
+/// false and the caller must fall back to the symmetric handshake; nothing aborts.
 /// MCCC_ASYMMETRIC_FENCE=0 turns it off: Heavy() interrupts every CPU that runs one of the
-/// process's threads (about a microsecond each), which a hard real-time design may not want.
+/// process's threads (an interrupt each), which a hard real-time design may not want.
 #ifndef MCCC_DETAIL_ASYMMETRIC_FENCE_HPP_
 #define MCCC_DETAIL_ASYMMETRIC_FENCE_HPP_
 
 #include <atomic>
-#include <cstdlib>
 
 #include "mccc/config.hpp"
 
@@ -34,11 +36,11 @@
 namespace mccc {
 namespace detail {
 
-/// @brief See the file comment. All members are static and threadsafe.
+/// @brief See the file comment. All members are static and thread-safe.
 class AsymmetricFence {
  public:
   /// @brief True when Heavy() is a real process-wide barrier (decided once; the first call
-  /// registers the process with the kernel). Threadsafe.
+  /// registers the process with the kernel). Thread-safe.
   static bool Available() noexcept {
     static const bool available = RegisterOnce();
     return available;
@@ -49,19 +51,31 @@ class AsymmetricFence {
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }
 
-  /// @brief The rare side: returns once every running thread of the process has passed a full
-  /// barrier. Call only when Available(). A system call plus one interrupt per CPU that runs a
-  /// thread of this process.
-  static void Heavy() noexcept {
-#if MCCC_ASYMMETRIC_FENCE
-    // After a successful registration and a successful first call (RegisterOnce), the kernel
-    // documents no error this call can return. Should one appear anyway, going on could destroy
-    // a callable the consumer is still running, so stop instead of risking that.
-    if (Call(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) {
-      std::abort();
+  /// @brief The rare side: returns true once every running thread of the process has passed a
+  /// full barrier; false when the kernel refused the call (no barrier happened: the caller must
+  /// not rely on it). Call only when Available(). A system call plus one interrupt per CPU that
+  /// runs a thread of this process; never call it while holding a lock the frequent side needs.
+  static bool Heavy() noexcept {
+#if MCCC_ENABLE_TEST_HOOKS
+    // relaxed: a test switch set before the threads that call Heavy() start.
+    if (FailForTest().load(std::memory_order_relaxed)) {
+      return false;
     }
 #endif
+#if MCCC_ASYMMETRIC_FENCE
+    return Call(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
+#else
+    return false;
+#endif
   }
+
+#if MCCC_ENABLE_TEST_HOOKS
+  /// @brief Test hook: makes every later Heavy() fail as a seccomp filter would.
+  static std::atomic<bool>& FailForTest() noexcept {
+    static std::atomic<bool> fail{false};
+    return fail;
+  }
+#endif
 
  private:
 #if MCCC_ASYMMETRIC_FENCE

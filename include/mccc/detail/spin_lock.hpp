@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file spin_lock.hpp
 /// @brief A tiny test-and-set lock for the cold paths (subscribe, unsubscribe, reset): works
 /// without an OS, and is never taken by the consumer's dispatch loop.
@@ -7,6 +8,7 @@
 #include <atomic>
 
 #include "mccc/config.hpp"
+#include "mccc/detail/cpu_relax.hpp"
 
 #if MCCC_HOSTED
 #include <thread>
@@ -23,6 +25,7 @@ class SpinLock {
   void lock() noexcept {
     // acquire: pairs with the release in unlock(), so the previous holder's writes are visible.
     while (flag_.test_and_set(std::memory_order_acquire)) {
+      CpuRelax();
 #if MCCC_HOSTED
       std::this_thread::yield();
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file overloaded.hpp
 /// @brief make_overloaded(fs...): one function object whose operator() is the overload set of
 /// all the given lambdas, for std::visit and for the bus's ProcessBatchWith.
@@ -16,7 +17,7 @@ namespace mccc {
 /// resolution. An aggregate: `Overloaded<A, B>{a, b}` and class template argument deduction
 /// (`Overloaded{a, b}`) both work.
 ///
-/// Thread safety: as safe as the function objects it inherits (lambdas without `mutable` have a
+/// Thread-safety: as safe as the function objects it inherits (lambdas without `mutable` have a
 /// const operator() and can be called concurrently).
 template <typename... Fs>
 struct Overloaded : Fs... {

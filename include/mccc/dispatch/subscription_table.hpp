@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file subscription_table.hpp
 /// @brief Callback slots per message type, read by the consumer without any lock.
 ///
@@ -11,17 +12,30 @@
 ///   destroyed once the epoch has moved on (by the consumer at the end of its batch, or by the
 ///   next Add/Remove), never while the consumer can be inside it.
 /// Both cases need StoreLoad order on both sides (store the epoch, then load states; store
-/// REMOVED, then load the epoch), a Dekker handshake. Two ways to get it, chosen once per table:
+/// REMOVED, then load the epoch), a Dekker handshake. The same handshake makes sure that a
+/// removal during a batch is reclaimed by that batch's end or by Remove itself: the consumer
+/// stores the even epoch and then loads `pending_reclaims_`; Remove stores `pending_reclaims_`
+/// and then loads the epoch, so at least one of them sees the other. Only when the consumer's
+/// batch end finds the lock busy is the reclaim left to its next ProcessBatch (even an empty
+/// poll) or to the next Add/Remove. Two ways to get the StoreLoad order:
 /// - Asymmetric (Linux, detail/asymmetric_fence.hpp): the consumer's epoch store is a plain
 ///   release store followed by a compiler barrier; Remove pays a membarrier system call between
 ///   its store and its load. The consumer's batch start costs no locked instruction.
 /// - Symmetric (elsewhere, under ThreadSanitizer, with MCCC_ASYMMETRIC_FENCE=0, or for a bus
 ///   whose traits set kAsymmetricFence = false): the batch start is a seq_cst read-modify-write,
-///   Remove's store and load are seq_cst; the single total order puts the consumer's increment
-///   either before Remove's load (odd seen) or after Remove's store (REMOVED seen).
+///   the batch end a seq_cst store, Remove's stores and load are seq_cst; the single total order
+///   puts the consumer's increment either before Remove's load (odd seen) or after Remove's
+///   store (REMOVED seen).
+/// If the membarrier call fails after start-up (a seccomp filter installed later), the table
+/// switches to the symmetric handshake for good: Remove clears `light_batch_marks_` (release),
+/// the consumer's next batch start reads it (acquire), takes the symmetric path and acknowledges
+/// the switch. A callable removed without a working barrier is destroyed only after that
+/// acknowledgement: every batch that could still call it began before the acknowledging batch,
+/// and has therefore ended.
 /// Add, Remove and reclaim take a spin lock among themselves; the consumer takes it only with
 /// try_lock at a batch end, so a callback may subscribe or unsubscribe without deadlock. No
-/// callable is destroyed while the lock is held, so a capture's destructor may do so too.
+/// callable is destroyed and no system call is made while the lock is held, so a capture's
+/// destructor may subscribe or unsubscribe too.
 #ifndef MCCC_DISPATCH_SUBSCRIPTION_TABLE_HPP_
 #define MCCC_DISPATCH_SUBSCRIPTION_TABLE_HPP_
 
@@ -74,8 +88,9 @@ class SubscriptionTable {
 
   SubscriptionTable() noexcept
       : next_serial_(detail::NextSubscriptionIdBase()),
-        light_batch_marks_(kAllowAsymmetricFence && !kSingleCore &&
-                           detail::AsymmetricFence::Available()) {}
+        constructed_light_(kAllowAsymmetricFence && !kSingleCore &&
+                           detail::AsymmetricFence::Available()),
+        light_batch_marks_(constructed_light_) {}
   ~SubscriptionTable() = default;
   SubscriptionTable(const SubscriptionTable&) = delete;
   SubscriptionTable& operator=(const SubscriptionTable&) = delete;
@@ -84,7 +99,7 @@ class SubscriptionTable {
 
   /// @brief Stores `callback` for payload alternative `type`. Returns an invalid handle when the
   /// row is full: kMaxCallbacksPerType live subscriptions, or (rarely) when the spare entries
-  /// all hold subscriptions removed during the consumer's current batch. Threadsafe (spin lock),
+  /// all hold subscriptions removed during the consumer's current batch. Thread-safe (spin lock),
   /// callable from inside a callback.
   SubscriptionHandle Add(std::size_t type, Callback&& callback) noexcept {
     ReclaimPending(/*may_wait=*/true);
@@ -121,32 +136,48 @@ class SubscriptionTable {
   }
 
   /// @brief Removes the subscription `handle` names. True once; false for an invalid, foreign
-  /// or already removed handle (nothing changes then). Threadsafe, callable from a callback.
+  /// or already removed handle (nothing changes then). Thread-safe, callable from a callback.
   bool Remove(const SubscriptionHandle& handle) noexcept {
     if (!handle.IsValid() || handle.type_index >= kTypes) {
       return false;
     }
     const std::size_t slot = handle.callback_id % kEntriesPerRow;
+    Entry& entry = rows_[handle.type_index].entries[slot];
     {
       detail::SpinLockGuard guard(lock_);
-      Entry& entry = rows_[handle.type_index].entries[slot];
       // relaxed: ACTIVE is only entered and left under this lock.
       if (entry.state.load(std::memory_order_relaxed) != kActive ||
           entry.callback_id != handle.callback_id) {
         return false;
       }
-      // seq_cst store then seq_cst load: the unsubscriber's half of the epoch handshake (file
-      // comment); pairs with the consumer's epoch store in BeginBatch and its state loads in
-      // Dispatch. With light batch marks the consumer has no StoreLoad barrier of its own, so
-      // the heavy half of the asymmetric fence stands between this store and load.
+      // The entry stays REMOVED and unreclaimable (kNotYet) until its epoch is known below, so
+      // nobody frees or reuses it while the lock is released for the barrier.
+      entry.reclaim_rule = kNotYet;
+      // seq_cst stores then (below) a seq_cst load: the unsubscriber's half of the epoch
+      // handshake (file comment); they pair with the consumer's epoch stores in BeginBatch /
+      // EndBatch, its state loads in Dispatch and its load of pending_reclaims_ in EndBatch.
       StoreSeqCst(entry.state, kRemoved);
-      if (light_batch_marks_) {
-        detail::AsymmetricFence::Heavy();
+      StoreSeqCst(pending_reclaims_,
+                  static_cast<uint32_t>(pending_reclaims_.load(std::memory_order_relaxed) + 1U));
+    }
+    // With light batch marks the consumer has no StoreLoad barrier of its own: the heavy half
+    // of the asymmetric fence stands between the stores above and the epoch load below. It is
+    // a system call, made outside the lock. acquire: pairs with the release store of false in
+    // SwitchToSymmetric (a switch seen here is complete).
+    ReclaimRule rule = kAfterEpoch;
+    if (light_batch_marks_.load(std::memory_order_acquire)) {
+      if (!detail::AsymmetricFence::Heavy()) {
+        SwitchToSymmetric();
+        rule = kAfterAcknowledgement;
       }
-      entry.removed_epoch = LoadSeqCst(dispatch_epoch_);
-      // relaxed: a hint (read without the lock only to skip work); written under the lock.
-      pending_reclaims_.store(pending_reclaims_.load(std::memory_order_relaxed) + 1U,
-                              std::memory_order_relaxed);
+    } else if (constructed_light_ && !SwitchAcknowledged()) {
+      rule = kAfterAcknowledgement;  // the consumer may still run a batch with light marks
+    }
+    const uint32_t epoch = LoadSeqCst(dispatch_epoch_);
+    {
+      detail::SpinLockGuard guard(lock_);
+      entry.removed_epoch = epoch;
+      entry.reclaim_rule = rule;
     }
     ReclaimPending(/*may_wait=*/true);
     return true;
@@ -155,7 +186,10 @@ class SubscriptionTable {
   /// @brief Consumer: marks the start of a dispatch batch. Returns false if a batch was already
   /// open (a second consumer, or ProcessBatch re-entered from a callback).
   bool BeginBatch() noexcept {
-    if (light_batch_marks_) {
+    // acquire: pairs with SwitchToSymmetric's release store; a batch that reads false sees every
+    // REMOVED stored before the switch.
+    batch_light_ = light_batch_marks_.load(std::memory_order_acquire);
+    if (batch_light_) {
       // relaxed: only the consumer writes the epoch; it reads its own last value.
       const uint32_t before = dispatch_epoch_.load(std::memory_order_relaxed);
       // release: pairs with the seq_cst (hence acquire) epoch loads of Remove and
@@ -167,27 +201,50 @@ class SubscriptionTable {
       return (before & 1U) == 0U;
     }
     // seq_cst: the consumer's half of the epoch handshake (pairs with Remove's seq_cst load).
-    return (FetchAddSeqCst(dispatch_epoch_) & 1U) == 0U;
+    const bool was_even = (FetchAddSeqCst(dispatch_epoch_) & 1U) == 0U;
+    if (MCCC_UNLIKELY(constructed_light_ && !switch_acknowledged_local_)) {
+      switch_acknowledged_local_ = true;
+      // release: pairs with the acquire load in SwitchAcknowledged(); every use the earlier
+      // (light) batches made of a callable happens-before a reclaimer that reads true.
+      detail::StoreRelease<kSingleCore>(switch_acknowledged_, true);
+    }
+    return was_even;
   }
 
   /// @brief True when BeginBatch/EndBatch are plain stores (asymmetric fence): cheap enough to
   /// run on every poll, even an empty one. False: BeginBatch is a locked read-modify-write.
-  bool LightBatchMarks() const noexcept { return light_batch_marks_; }
+  bool LightBatchMarks() const noexcept {
+    // relaxed: a hint for skipping an empty poll; BeginBatch decides with an acquire load.
+    return light_batch_marks_.load(std::memory_order_relaxed);
+  }
+
+  /// @brief Consumer, on a poll that opens no batch: reclaims what an earlier batch end left
+  /// because the lock was busy (never waits for it).
+  void ReclaimIfPending() noexcept { ReclaimPending(/*may_wait=*/false); }
 
   /// @brief Consumer: marks the end of a dispatch batch and reclaims removed entries if the lock
   /// is free (never waits for it).
-  void EndBatch() noexcept {
-    // release, and no RMW: only the consumer writes the epoch. Pairs with the seq_cst (hence
-    // acquire) epoch loads of Remove / TakeOneReclaimableLocked: everything this batch did with a
-    // callable happens-before a reclaimer that reads the new (even) value. The Dekker half lives
-    // in BeginBatch (its seq_cst RMW, or the asymmetric fence): a Remove that reads this even
-    // value is ordered before the next batch's state loads, which is what its even-epoch case
-    // relies on.
-    // relaxed load: the consumer reads its own last write.
-    detail::StoreRelease<kSingleCore>(
-        dispatch_epoch_,
-        static_cast<uint32_t>(dispatch_epoch_.load(std::memory_order_relaxed) + 1U));
-    ReclaimPending(/*may_wait=*/false);  // the consumer never waits for the lock
+  /// Out of line: it runs once per batch, and inlined into ProcessBatch its reclaim path took
+  /// registers from the per-message dispatch loop.
+  MCCC_NOINLINE void EndBatch() noexcept {
+    // No RMW: only the consumer writes the epoch (relaxed load: it reads its own last write).
+    // The store is at least a release: pairs with the seq_cst (hence acquire) epoch loads of
+    // Remove / TakeOneReclaimableLocked, so everything this batch did with a callable
+    // happens-before a reclaimer that reads the new (even) value. It is also the consumer's
+    // store half of the reclaim handshake with Remove (file comment): StoreLoad order towards
+    // the load of pending_reclaims_ below comes from Light() here and Heavy() in Remove, or
+    // from both sides being seq_cst.
+    const auto next = static_cast<uint32_t>(dispatch_epoch_.load(std::memory_order_relaxed) + 1U);
+    if (batch_light_) {
+      dispatch_epoch_.store(next, std::memory_order_release);
+      detail::AsymmetricFence::Light();
+    } else {
+      StoreSeqCst(dispatch_epoch_, next);
+    }
+    // seq_cst: the load half of the reclaim handshake (pairs with Remove's seq_cst store).
+    if (LoadSeqCst(pending_reclaims_) != 0U) {
+      ReclaimPending(/*may_wait=*/false);  // the consumer never waits for the lock
+    }
   }
 
   /// @brief Consumer: calls every ACTIVE callback of the envelope's type. Returns how many
@@ -217,7 +274,7 @@ class SubscriptionTable {
     return errors;
   }
 
-  /// @brief Number of live (ACTIVE) subscriptions of `type`. Snapshot, threadsafe.
+  /// @brief Number of live (ACTIVE) subscriptions of `type`. Snapshot, thread-safe.
   std::size_t CountActive(std::size_t type) const noexcept {
     std::size_t n = 0U;
     if (type < kTypes) {
@@ -235,11 +292,19 @@ class SubscriptionTable {
   static constexpr uint8_t kActive = 1U;
   static constexpr uint8_t kRemoved = 2U;
 
+  /// When a REMOVED entry may be destroyed.
+  enum ReclaimRule : uint8_t {
+    kNotYet = 0U,                ///< Remove has not finished its handshake.
+    kAfterEpoch = 1U,            ///< Once the consumer is past the batch it was in (removed_epoch).
+    kAfterAcknowledgement = 2U,  ///< Once the consumer acknowledged the symmetric switch.
+  };
+
   struct Entry {
     std::atomic<uint8_t> state{kFree};
-    uint32_t removed_epoch{0U};   // under the lock
-    std::size_t callback_id{0U};  // under the lock
-    Callback callback;            // written under the lock while not ACTIVE
+    uint8_t reclaim_rule{kNotYet};  // under the lock
+    uint32_t removed_epoch{0U};     // under the lock
+    std::size_t callback_id{0U};    // under the lock
+    Callback callback;              // written under the lock while not ACTIVE
   };
   struct Row {
     std::atomic<uint32_t> used{0U};  // entries [0, used) may be ACTIVE
@@ -258,14 +323,9 @@ class SubscriptionTable {
 #endif
   }
 
-  static void StoreSeqCst(std::atomic<uint8_t>& a, uint8_t value) noexcept {
-    if constexpr (kSingleCore) {
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      a.store(value, std::memory_order_relaxed);
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-    } else {
-      a.store(value, std::memory_order_seq_cst);
-    }
+  template <typename T>
+  static void StoreSeqCst(std::atomic<T>& a, T value) noexcept {
+    detail::StoreSeqCst<kSingleCore>(a, value);
   }
 
   template <typename T>
@@ -274,15 +334,7 @@ class SubscriptionTable {
   }
 
   static uint32_t FetchAddSeqCst(std::atomic<uint32_t>& a) noexcept {
-    if constexpr (kSingleCore) {
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      const uint32_t old = a.load(std::memory_order_relaxed);
-      a.store(old + 1U, std::memory_order_relaxed);  // only the consumer writes the epoch
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      return old;
-    } else {
-      return a.fetch_add(1U, std::memory_order_seq_cst);
-    }
+    return detail::FetchIncrementSeqCst<kSingleCore>(a);
   }
 
   std::size_t NextCallbackId(std::size_t slot) noexcept {
@@ -325,8 +377,7 @@ class SubscriptionTable {
         if (entry.state.load(std::memory_order_relaxed) != kRemoved) {  // relaxed: lock held
           continue;
         }
-        const bool consumer_was_idle = (entry.removed_epoch & 1U) == 0U;
-        if (consumer_was_idle || epoch_now != entry.removed_epoch) {
+        if (IsReclaimable(entry, epoch_now)) {
           out = std::move(entry.callback);
           entry.state.store(kFree, std::memory_order_relaxed);  // relaxed: consumer ignores FREE
           // relaxed: written under the lock we hold.
@@ -339,12 +390,42 @@ class SubscriptionTable {
     return false;
   }
 
+  bool IsReclaimable(const Entry& entry, uint32_t epoch_now) const noexcept {
+    switch (entry.reclaim_rule) {
+      case kAfterEpoch: {
+        const bool consumer_was_idle = (entry.removed_epoch & 1U) == 0U;
+        return consumer_was_idle || epoch_now != entry.removed_epoch;
+      }
+      case kAfterAcknowledgement:
+        return SwitchAcknowledged();
+      default:
+        return false;
+    }
+  }
+
+  /// The membarrier call failed: from now on the consumer marks batches symmetrically.
+  void SwitchToSymmetric() noexcept {
+    // release: pairs with BeginBatch's acquire load; the REMOVED stores made before the switch
+    // are visible to every batch that takes the symmetric path.
+    light_batch_marks_.store(false, std::memory_order_release);
+  }
+
+  bool SwitchAcknowledged() const noexcept {
+    // acquire: pairs with BeginBatch's release store of the acknowledgement.
+    return detail::LoadAcquire<kSingleCore>(switch_acknowledged_);
+  }
+
   Row rows_[kTypes];
   std::atomic<uint32_t> dispatch_epoch_{0U};
   std::atomic<uint32_t> pending_reclaims_{0U};
   std::size_t next_serial_;
   detail::SpinLock lock_;
-  const bool light_batch_marks_;  // asymmetric fence in use (decided at construction)
+  const bool constructed_light_;  // the asymmetric fence was available at construction
+  // Asymmetric fence in use; goes from true to false once if the membarrier call fails.
+  std::atomic<bool> light_batch_marks_;
+  std::atomic<bool> switch_acknowledged_{false};  // the consumer took the symmetric path
+  bool switch_acknowledged_local_ = false;        // consumer-owned copy of the above
+  bool batch_light_ = false;                      // consumer-owned: this batch's marks
 };
 
 }  // namespace mccc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file visit.hpp
 /// @brief Compile-time dispatch of one envelope to a visitor (ProcessBatchWith) and the adapters
 /// that turn the accepted subscriber signatures into the table's one callable signature.
@@ -15,6 +16,7 @@
 #include <variant>
 
 #include "mccc/config.hpp"
+#include "mccc/detail/verdict.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
@@ -32,21 +34,10 @@ template <typename Handler, typename T>
 MCCC_ALWAYS_INLINE bool InvokeHandler(Handler& handler, const T& message,
                                       const MessageHeader& header) {
   if constexpr (std::is_invocable_v<Handler&, const T&, const MessageHeader&>) {
-    using Result = std::invoke_result_t<Handler&, const T&, const MessageHeader&>;
-    if constexpr (std::is_same_v<Result, bool>) {
-      return handler(message, header);
-    } else {
-      static_cast<void>(handler(message, header));
-      return true;
-    }
+    return InvokeForVerdict(handler, message, header);
   } else {
-    using Result = std::invoke_result_t<Handler&, const T&>;
-    if constexpr (std::is_same_v<Result, bool>) {
-      return handler(message);
-    } else {
-      static_cast<void>(handler(message));
-      return true;
-    }
+    static_cast<void>(header);
+    return InvokeForVerdict(handler, message);
   }
 }
 
@@ -86,14 +77,7 @@ struct TypedCallbackAdapter {
 template <typename Envelope, typename F>
 struct EnvelopeCallbackAdapter {
   F callable;
-  bool operator()(const Envelope& envelope) {
-    if constexpr (std::is_same_v<std::invoke_result_t<F&, const Envelope&>, bool>) {
-      return callable(envelope);
-    } else {
-      callable(envelope);
-      return true;
-    }
-  }
+  bool operator()(const Envelope& envelope) { return InvokeForVerdict(callable, envelope); }
 };
 
 }  // namespace detail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file mpsc_ring.hpp
 /// @brief The bounded multi-producer / single-consumer ring of preallocated slots.
 ///
@@ -11,7 +12,14 @@
 ///   destroying a slot's element.
 /// - Producers read the consumer's `head_` rarely: they keep a cached copy next to `tail_`, and
 ///   refresh it only when the cached view says the limit is reached. A cached head is never ahead
-///   of the real one, so it can only make a producer look twice, never admit wrongly.
+///   of the real one, and it only ever moves forward (a producer holding an older reading cannot
+///   store it back), so it can only make a producer look twice, never admit wrongly.
+/// - Positions are at least 32 bits wide. A narrower type would let a stale position pass for a
+///   fresh one after a single lap of the ring (ABA), and would wrap ids and counters.
+/// - The tail is published before the claimed slots are announced, on both the multi-producer
+///   path (the CAS) and the single-producer path (a release store), so the consumer's head can
+///   never pass the tail: every occupancy snapshot is a value the ring really had, or the
+///   capacity as a safe upper bound.
 /// - No spurious "full": a producer whose tail guess is older than the head it read (the queue
 ///   moved on meanwhile) reloads the tail instead of reporting full; only an occupancy computed
 ///   from a fresh head and an equal-or-older tail (i.e. a lower bound of the true occupancy) at or
@@ -32,6 +40,7 @@
 
 #include "mccc/config.hpp"
 #include "mccc/detail/atomic_ops.hpp"
+#include "mccc/detail/scoped_flag.hpp"
 
 namespace mccc {
 
@@ -66,6 +75,11 @@ class MpscRing {
   static_assert((kCapacity & (kCapacity - 1U)) == 0U,
                 "mccc: queue depth must be a power of two (e.g. 1024, 4096, 131072)");
   static_assert(std::is_unsigned_v<Position>, "mccc: Position must be an unsigned integer type");
+  static_assert(sizeof(Position) >= sizeof(uint32_t),
+                "mccc: Position must be at least 32 bits (uint32_t or uint64_t): a narrower "
+                "position wraps within one preemption of a producer, so a stale position looks "
+                "fresh (ABA) and message ids and statistics wrap; use uint32_t on targets "
+                "without lock-free 64-bit atomics");
   static_assert(static_cast<uint64_t>(kCapacity) <=
                     (static_cast<uint64_t>(Position(~Position{0})) >> 1U),
                 "mccc: queue depth must be at most half the Position range");
@@ -111,7 +125,7 @@ class MpscRing {
 
   /// @brief Claims one slot if the observed occupancy is below `limit`, constructs the element
   /// with `construct(void* storage, Position position)` and publishes it.
-  /// Threadsafe for any number of producers (one at a time if kSingleProducer); lock-free
+  /// Thread-safe for any number of producers (one at a time if kSingleProducer); lock-free
   /// (wait-free if kSingleProducer). `construct` must not throw.
   template <typename Construct>
   MCCC_ALWAYS_INLINE RingClaim<Position> TryPublish(Position limit,
@@ -123,9 +137,10 @@ class MpscRing {
     if (MCCC_UNLIKELY(claim.admitted == 0U)) {
       return RingClaim<Position>{false, claim.position, claim.occupancy};
     }
+    PublishTail(claim);
     ConstructInSlot(claim.position, claim.occupancy, construct);
     AnnounceSlot(claim.position);
-    PublishTail(claim);
+    AfterAnnounce(claim.position);
     return RingClaim<Position>{true, claim.position, claim.occupancy};
   }
 
@@ -133,17 +148,33 @@ class MpscRing {
   /// each, built by `construct(void* storage, Position position, uint32_t index)` for index
   /// 0, 1, ... The k-th element (from 0) is admitted exactly when the observed occupancy + k is
   /// below `limit`, the decision `count` single TryPublish calls at that instant would make, so
-  /// the admitted elements are a prefix. Threadsafe as TryPublish; one claim (CAS) per call.
+  /// the admitted elements are a prefix. Thread-safe as TryPublish; one claim (CAS) per call.
   /// Every element is constructed before the first is announced: the consumer, waiting at the
   /// first slot, then streams through finished lines instead of chasing the producer slot by
-  /// slot and pulling each line across while it is being written (E2E with 128-byte payloads
-  /// and 64 per call: 16 -> 45 M msg/s). The elements of one call therefore become visible
-  /// together, after the last is built.
+  /// slot and pulling each line across while it is being written. The elements of one call
+  /// therefore become visible together, after the last is built.
   template <typename Construct>
   MCCC_ALWAYS_INLINE RingBatchClaim<Position> TryPublishBatch(Position limit, uint32_t count,
                                                               Construct&& construct) noexcept {
-    static_assert(noexcept(construct(static_cast<void*>(nullptr), Position{}, uint32_t{})),
-                  "mccc: element construction inside a claimed slot must be noexcept");
+    return TryPublishBatch(
+        limit, count, []() noexcept { return 0; },
+        [&construct](void* storage, Position position, uint32_t index, int) noexcept {
+          construct(storage, position, index);
+        });
+  }
+
+  /// @brief As above, and `after_claim()` runs once, after a successful claim and before the
+  /// first element is built; its result is passed to every
+  /// `construct(storage, position, index, result)` (e.g. a timestamp converted only when
+  /// something was admitted).
+  template <typename AfterClaim, typename Construct>
+  MCCC_ALWAYS_INLINE RingBatchClaim<Position> TryPublishBatch(Position limit, uint32_t count,
+                                                              AfterClaim&& after_claim,
+                                                              Construct&& construct) noexcept {
+    static_assert(noexcept(after_claim()), "mccc: the after-claim step must be noexcept");
+    static_assert(
+        noexcept(construct(static_cast<void*>(nullptr), Position{}, uint32_t{}, after_claim())),
+        "mccc: element construction inside a claimed slot must be noexcept");
     const Position wanted =
         count < kCapacity ? static_cast<Position>(count) : static_cast<Position>(kCapacity);
     if (wanted == 0U) {
@@ -151,25 +182,28 @@ class MpscRing {
     }
     const RingBatchClaim<Position> claim =
         kSingleProducer ? ClaimSingle(limit, wanted) : ClaimMulti(limit, wanted);
+    if (claim.admitted == 0U) {
+      return claim;
+    }
+    PublishTail(claim);
+    const auto claimed = after_claim();
     for (Position i = 0U; i < claim.admitted; ++i) {
       ConstructInSlot(static_cast<Position>(claim.position + i),
                       static_cast<Position>(claim.occupancy + i),
-                      [&construct, i](void* storage, Position position) noexcept {
-                        construct(storage, position, static_cast<uint32_t>(i));
+                      [&construct, &claimed, i](void* storage, Position position) noexcept {
+                        construct(storage, position, static_cast<uint32_t>(i), claimed);
                       });
     }
     for (Position i = 0U; i < claim.admitted; ++i) {
       AnnounceSlot(static_cast<Position>(claim.position + i));
     }
-    if (claim.admitted != 0U) {
-      PublishTail(claim);
-    }
+    AfterAnnounce(static_cast<Position>(claim.position + claim.admitted - 1U));
     return claim;
   }
 
   /// @brief Consumer: visits up to `max_count` published elements in position order, calling
   /// `visit(Element&, Position)` and then destroying each. Returns how many were consumed.
-  /// Single consumer only: not threadsafe against itself. `visit` must not throw.
+  /// Single consumer only: not thread-safe against itself. `visit` must not throw.
   template <typename Visit>
   MCCC_ALWAYS_INLINE uint32_t ConsumeBatch(uint32_t max_count, Visit&& visit) noexcept {
     Position head = consumer_.local_head;
@@ -211,7 +245,7 @@ class MpscRing {
   }
 
   /// @brief Snapshot of the number of claimed, not yet consumed positions, in [0, capacity].
-  /// Threadsafe, wait-free; the value may be stale as soon as it is returned.
+  /// Thread-safe, wait-free; the value may be stale as soon as it is returned.
   Position Occupancy() const noexcept {
     // acquire on head first: the tail read after it cannot be older than this head.
     const Position head = detail::LoadAcquire<kSingleCore>(consumer_.head);
@@ -239,6 +273,20 @@ class MpscRing {
     after_claim_hook_ = hook;
     after_claim_context_ = context;
   }
+
+  /// @brief Test hook: the producers' shared copy of the consumer position.
+  Position CachedHeadForTest() const noexcept {
+    // acquire: pairs with RefreshHead's release CAS (a snapshot for a test's monotonicity check).
+    return detail::LoadAcquire<kSingleCore>(producer_.cached_head);
+  }
+
+  /// @brief Test hook: called by a producer after it announced the slot at `position` (the
+  /// last one of a batch), before the publish returns. Set before producers start.
+  void SetAfterAnnounceHook(void (*hook)(void* context, Position position),
+                            void* context) noexcept {
+    after_announce_hook_ = hook;
+    after_announce_context_ = context;
+  }
 #endif
 
  private:
@@ -265,10 +313,9 @@ class MpscRing {
   /// Slots ahead of the claimed one whose lines the producer requests for writing now, so that
   /// their cache misses overlap with this publish instead of stalling a later one (the claim CAS
   /// drains the store buffer, which would otherwise expose every miss). Every line of the slot:
-  /// a 128-byte payload spans three, and prefetching only the first left the other two to miss
-  /// in turn (E2E at 128 B went from 8 to 15 M msg/s when all were prefetched). Skipped when the
-  /// slot may still be in use by the consumer, and on single-core targets (no coherence
-  /// traffic).
+  /// a 128-byte payload spans three, and prefetching only the first leaves the other two to miss
+  /// in turn. Skipped when the slot may still be in use by the consumer, and on single-core
+  /// targets (no coherence traffic).
   static constexpr uint32_t kPrefetchDistance = kSingleCore ? 0U : 4U;
 
   MCCC_ALWAYS_INLINE void PrefetchAhead(Position position, Position occupancy) noexcept {
@@ -308,6 +355,16 @@ class MpscRing {
               position);
   }
 
+  MCCC_ALWAYS_INLINE void AfterAnnounce(Position position) noexcept {
+#if MCCC_ENABLE_TEST_HOOKS
+    if (after_announce_hook_ != nullptr) {
+      after_announce_hook_(after_announce_context_, position);
+    }
+#else
+    static_cast<void>(position);
+#endif
+  }
+
   /// Hands the element built at `position` to the consumer.
   MCCC_ALWAYS_INLINE void AnnounceSlot(Position position) noexcept {
     // release: pairs with the consumer's acquire load in ConsumeBatch; the element's bytes are
@@ -316,12 +373,15 @@ class MpscRing {
                                       static_cast<Position>(position + 1U));
   }
 
-  /// After the slots of `claim` are written: the single producer publishes its tail (the
-  /// multi-producer claim already moved it).
+  /// Right after a successful claim, before the slots are written: the single producer
+  /// publishes its tail (the multi-producer CAS already moved it). Publishing it before the
+  /// slots are announced keeps the consumer's head at or behind the tail at every instant: the
+  /// consumer moves its head only past announced slots.
   MCCC_ALWAYS_INLINE void PublishTail(const RingBatchClaim<Position>& claim) noexcept {
     if constexpr (kSingleProducer) {
-      // release: pairs with the acquire loads in Occupancy()/HasClaimedWork(); the tail moves
-      // after the slots it covers. Nothing else depends on it.
+      // release: pairs with the acquire loads in Occupancy()/HasClaimedWork()/ClaimedPosition();
+      // with AnnounceSlot's later release it makes the tail store happen-before the consumer's
+      // head passes the slot, so head <= tail in every snapshot.
       detail::StoreRelease<kSingleCore>(producer_.tail,
                                         static_cast<Position>(claim.position + claim.admitted));
     } else {
@@ -340,14 +400,25 @@ class MpscRing {
   MCCC_ALWAYS_INLINE Position RefreshHead(Position cached) noexcept {
     // acquire: pairs with the consumer's release store in ConsumeBatch (slot destroyed first).
     const Position head = detail::LoadAcquire<kSingleCore>(consumer_.head);
-    if (head != cached) {
-      // release: pairs with the acquire load of cached_head in ClaimMulti, extending the
-      // consumer -> this producer happens-before edge to the producers that use the cached
-      // value. A racing producer may store an older head afterwards: harmless, a cached head
-      // is never ahead of the real one, it only makes the next producer refresh.
-      detail::StoreRelease<kSingleCore>(producer_.cached_head, head);
+    // Only forward: a producer that read an older head (it was preempted since) must not store
+    // it over a newer one. Bounded: each failed CAS means another producer moved the cached
+    // head forward, and it can only get as far as `head`.
+    Position current = cached;
+    while (IsAhead(head, current)) {
+      // release on success: pairs with the acquire load of cached_head in ClaimMulti, extending
+      // the consumer -> this producer happens-before edge to the producers that use the cached
+      // value. relaxed on failure: `current` is only compared again.
+      if (detail::CasWeakRelease<kSingleCore>(producer_.cached_head, current, head)) {
+        break;
+      }
     }
     return head;
+  }
+
+  /// True when position `a` is strictly ahead of `b` (modular: less than half the range ahead).
+  static constexpr bool IsAhead(Position a, Position b) noexcept {
+    const Position difference = static_cast<Position>(a - b);
+    return difference != 0U && difference <= static_cast<Position>(~Position{0} >> 1U);
   }
 
   /// Room below `limit` at `occupancy` (0 when at or above it).
@@ -401,24 +472,12 @@ class MpscRing {
   /// Claims min(count, room) consecutive positions (single producer: no CAS); count >= 1.
   MCCC_ALWAYS_INLINE RingBatchClaim<Position> ClaimSingle(Position limit, Position count) noexcept {
 #if MCCC_ENABLE_ASSERTS
-    // Debug-only detector for a second concurrent producer on a single-producer bus.
-    // acquire/release: pairs between successive producers so the handover is race-free.
-    const bool was_active = single_producer_active_.exchange(true, std::memory_order_acquire);
-    MCCC_ASSERT(!was_active,
+    // Debug-only detector for a second concurrent producer on a single-producer bus (the
+    // flag's acquire/release orders successive producers, see detail/scoped_flag.hpp).
+    const detail::ScopedFlag<std::atomic<bool>> producing(single_producer_active_);
+    MCCC_ASSERT(!producing.WasSet(),
                 "two threads published concurrently on a kSingleProducer bus; use the default "
                 "multi-producer traits or publish from one thread");
-    class Release {
-     public:
-      explicit Release(std::atomic<bool>& flag) noexcept : flag_(flag) {}
-      ~Release() { flag_.store(false, std::memory_order_release); }
-      Release(const Release&) = delete;
-      Release& operator=(const Release&) = delete;
-      Release(Release&&) = delete;
-      Release& operator=(Release&&) = delete;
-
-     private:
-      std::atomic<bool>& flag_;
-    } release_guard{single_producer_active_};
 #endif
     // relaxed (both): only this producer writes tail and cached_head.
     const Position tail = producer_.tail.load(std::memory_order_relaxed);
@@ -448,6 +507,8 @@ class MpscRing {
 #if MCCC_ENABLE_TEST_HOOKS
   void (*after_claim_hook_)(void*, Position) = nullptr;
   void* after_claim_context_ = nullptr;
+  void (*after_announce_hook_)(void*, Position) = nullptr;
+  void* after_announce_context_ = nullptr;
 #endif
   alignas(kLine) Slot slots_[kCapacity];
 };

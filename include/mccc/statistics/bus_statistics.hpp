@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file bus_statistics.hpp
 /// @brief The bus counters, arranged so that counting costs (almost) nothing on the hot path.
 ///
@@ -53,7 +54,7 @@ class BusStatistics {
     }
   }
 
-  /// @brief Counters since the last Reset. Threadsafe; fields are read one after another.
+  /// @brief Counters since the last Reset. Thread-safe; fields are read one after another.
   BusStatisticsSnapshot Snapshot() const noexcept {
     Totals base{};
     for (std::size_t i = 0U; i < kFieldCount; ++i) {
@@ -82,7 +83,7 @@ class BusStatistics {
     return s;
   }
 
-  /// @brief Makes the next snapshots count from now. Threadsafe (serialised by a lock).
+  /// @brief Makes the next snapshots count from now. Thread-safe (serialised by a lock).
   void Reset() noexcept {
     detail::SpinLockGuard guard(reset_lock_);
     const Totals now = ReadTotals();

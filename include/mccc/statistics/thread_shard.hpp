@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file thread_shard.hpp
 /// @brief Gives each producer thread a small index it owns exclusively while it lives, so that
 /// per-thread statistics can be plain increments on a cache line no other thread writes.
@@ -5,8 +6,16 @@
 /// The index is process-wide (shared by every bus): thread k uses shard k of each bus. Indices are
 /// handed out lowest-first from a bitmap and returned when the thread exits, so the first N live
 /// threads always hold indices below N. A thread that finds no free index (more than
-/// kMaxThreadShards live publishers), or that publishes from a thread_local destructor after its
-/// lease ended, gets kNoThreadShard and its bus falls back to an atomic (RMW) overflow shard.
+/// kMaxThreadShards live publishers), or that publishes after its index was returned at thread
+/// exit, gets kNoThreadShard and its bus falls back to an atomic (RMW) overflow shard.
+///
+/// Returning the index at thread exit must not allocate, because the first publish of a thread
+/// arranges it. A `thread_local` object with a destructor would: glibc's
+/// __cxa_thread_atexit_impl allocates a list node for every such object in every thread. On POSIX
+/// systems the index is therefore returned by the destructor of one pthread key (created once per
+/// process, on the first publish of the first thread); pthread_setspecific needs no memory for the
+/// first keys of a process (glibc: the first 32, kept inside the thread descriptor). Elsewhere a
+/// `thread_local` lease object does it.
 #ifndef MCCC_STATISTICS_THREAD_SHARD_HPP_
 #define MCCC_STATISTICS_THREAD_SHARD_HPP_
 
@@ -14,6 +23,22 @@
 #include <cstdint>
 
 #include "mccc/config.hpp"
+
+// 1: a thread's index is returned by a pthread key's destructor (POSIX); 0: by a thread_local
+// object's destructor. Detected; predefine it only to test the other way.
+#ifndef MCCC_THREAD_SHARD_USES_PTHREAD_KEY
+#if MCCC_HOSTED && (defined(__unix__) || defined(__APPLE__)) && defined(__has_include)
+#if __has_include(<pthread.h>)
+#define MCCC_THREAD_SHARD_USES_PTHREAD_KEY 1
+#endif
+#endif
+#endif
+#ifndef MCCC_THREAD_SHARD_USES_PTHREAD_KEY
+#define MCCC_THREAD_SHARD_USES_PTHREAD_KEY 0
+#endif
+#if MCCC_THREAD_SHARD_USES_PTHREAD_KEY
+#include <pthread.h>
+#endif
 
 namespace mccc {
 namespace detail {
@@ -23,7 +48,7 @@ inline constexpr uint32_t kMaxThreadShards = 256U;
 /// Index meaning "no exclusive shard: use the shared overflow shard".
 inline constexpr uint32_t kNoThreadShard = kMaxThreadShards;
 
-/// @brief Process-wide bitmap of thread indices. Threadsafe, lock-free.
+/// @brief Process-wide bitmap of thread indices. Thread-safe, lock-free.
 class ThreadShardRegistry {
  public:
   constexpr ThreadShardRegistry() noexcept = default;
@@ -81,6 +106,85 @@ class ThreadShardRegistry {
 /// single thread-pointer-relative load (no TLS wrapper call).
 inline thread_local uint32_t tls_thread_shard_plus_one = 0U;
 
+#if MCCC_THREAD_SHARD_USES_PTHREAD_KEY
+/// @brief The pthread key whose destructor returns a thread's index when the thread exits. Its
+/// value in a thread is the address of kTokens[index]: never null, so the destructor
+/// runs, and a pointer without an integer-to-pointer cast.
+class ThreadExitKey {
+ public:
+  /// @brief Arranges for `index` to be returned when this thread exits; false if that is not
+  /// possible (no key could be created, or pthread_setspecific failed).
+  static bool ReturnAtThreadExit(uint32_t index) noexcept {
+    const Created& created = Get();
+    if (!created.ok) {
+      return false;
+    }
+    return pthread_setspecific(created.key, &kTokens[index]) == 0;
+  }
+
+ private:
+  struct Created {
+    pthread_key_t key;
+    bool ok;
+  };
+
+  static constexpr char kTokens[kMaxThreadShards] = {};
+
+  static void OnThreadExit(void* value) noexcept {
+    const auto index = static_cast<uint32_t>(static_cast<const char*>(value) - kTokens);
+    ThreadShardRegistry::Global().Release(index);
+    // Publishes from destructors that run after this one (other keys) use the overflow shard.
+    tls_thread_shard_plus_one = kNoThreadShard + 1U;
+  }
+
+  static Created Create() noexcept {
+    Created created{};
+    created.ok = pthread_key_create(&created.key, &OnThreadExit) == 0;
+    return created;
+  }
+
+  // Trivially destructible, so no exit handler is registered on the first publish; the key is
+  // deleted by ThreadExitKeyDeleter (below) when the program or the shared object holding it
+  // unloads.
+  static const Created& Get() noexcept {
+    static const Created created = Create();
+    return created;
+  }
+
+  friend struct ThreadExitKeyDeleter;
+};
+
+/// @brief Deletes the key when this image unloads (exit, or dlclose of a shared object that
+/// contains mccc), so that no thread exiting later calls a destructor that is gone. Threads still
+/// holding an index then keep it: the registry unloads with them.
+struct ThreadExitKeyDeleter {
+  ThreadExitKeyDeleter() noexcept = default;
+  ThreadExitKeyDeleter(const ThreadExitKeyDeleter&) = delete;
+  ThreadExitKeyDeleter& operator=(const ThreadExitKeyDeleter&) = delete;
+  ThreadExitKeyDeleter(ThreadExitKeyDeleter&&) = delete;
+  ThreadExitKeyDeleter& operator=(ThreadExitKeyDeleter&&) = delete;
+  ~ThreadExitKeyDeleter() {
+    const ThreadExitKey::Created& created = ThreadExitKey::Get();
+    if (created.ok) {
+      static_cast<void>(pthread_key_delete(created.key));
+    }
+  }
+};
+// Constructed at load time (its exit handler is registered then, not on a publish).
+inline ThreadExitKeyDeleter thread_exit_key_deleter;
+
+/// @brief Slow path: first publish of this thread. Allocates nothing (see the file comment).
+MCCC_NOINLINE inline uint32_t AcquireThreadShardSlow() noexcept {
+  uint32_t index = ThreadShardRegistry::Global().Acquire();
+  if (index != kNoThreadShard && !ThreadExitKey::ReturnAtThreadExit(index)) {
+    // Nobody would give it back: return it now and use the overflow shard.
+    ThreadShardRegistry::Global().Release(index);
+    index = kNoThreadShard;
+  }
+  tls_thread_shard_plus_one = index + 1U;
+  return index;
+}
+#else
 /// @brief Owns this thread's index and gives it back when the thread exits. Not copyable or
 /// movable: a copy would give the index back twice.
 struct ThreadShardLease {
@@ -98,14 +202,16 @@ struct ThreadShardLease {
   }
 };
 
-/// @brief Slow path: first publish of this thread.
+/// @brief Slow path: first publish of this thread. The C++ runtime may allocate to register the
+/// lease's destructor (see the file comment).
 MCCC_NOINLINE inline uint32_t AcquireThreadShardSlow() noexcept {
   thread_local ThreadShardLease lease{ThreadShardRegistry::Global().Acquire()};
   tls_thread_shard_plus_one = lease.index + 1U;
   return lease.index;
 }
+#endif
 
-/// @brief This thread's index, or kNoThreadShard. Threadsafe, wait-free after the first call.
+/// @brief This thread's index, or kNoThreadShard. Thread-safe, wait-free after the first call.
 MCCC_ALWAYS_INLINE uint32_t ThisThreadShard() noexcept {
   const uint32_t plus_one = tls_thread_shard_plus_one;
   if (MCCC_LIKELY(plus_one != 0U)) {

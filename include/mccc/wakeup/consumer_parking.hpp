@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// @file consumer_parking.hpp
 /// @brief Lets an idle consumer sleep in the kernel and be woken by the next publish, while a
 /// producer pays one plain load (no system call) whenever the consumer is awake.
@@ -47,7 +48,7 @@ class ConsumerParking {
   ConsumerParking& operator=(ConsumerParking&&) = delete;
 
   /// @brief Producer, after its seq_cst claim: wakes a sleeping consumer. One load when awake.
-  /// Threadsafe, lock-free unless the consumer sleeps (then one system call by one producer).
+  /// Thread-safe, lock-free unless the consumer sleeps (then one system call by one producer).
   MCCC_ALWAYS_INLINE void NotifyAfterClaim() noexcept {
     // seq_cst: the producer's half of the handshake (file comment); pairs with Park's store.
     if (MCCC_UNLIKELY(sleeping_.load(std::memory_order_seq_cst) != 0U)) {
@@ -115,14 +116,14 @@ class ConsumerParking {
   }
 
   /// @brief Any thread: makes the consumer's current or next Park return at once (a stop
-  /// request, for example). Not lost if the consumer has not parked yet. Threadsafe.
+  /// request, for example). Not lost if the consumer has not parked yet. Thread-safe.
   void RequestWake() noexcept {
     // seq_cst: the waker's half of the handshake; pairs with Park's exchange after its store.
     wake_requested_.store(true, std::memory_order_seq_cst);
     NotifyAfterClaim();
   }
 
-  /// @brief Snapshot: true while the consumer is (about to be) asleep. Threadsafe.
+  /// @brief Snapshot: true while the consumer is (about to be) asleep. Thread-safe.
   bool IsConsumerSleeping() const noexcept {
     // relaxed: a diagnostic snapshot.
     return sleeping_.load(std::memory_order_relaxed) != 0U;

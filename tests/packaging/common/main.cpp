@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A minimal mccc consumer for the packaging tests: one bus, one subscriber, one message.
 // Exit status 0 only if the message was delivered.
 #include <mccc/mccc.hpp>

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds mccc and runs its tests: the one command a new user or CI needs.
+#
+#   scripts/test.sh [PRESET...]      default: release
+#
+# 1. Installs the Debian packages the tests use that are missing (apt-get, as root or through
+#    sudo; nothing is installed when all are present). Set MCCC_NO_INSTALL=1 to skip this step.
+# 2. Runs `cmake --workflow --preset PRESET` (configure, build, test) for each preset given
+#    (release, debug, tsan, asan-ubsan; see CMakePresets.json). Every preset runs even if an
+#    earlier one failed; the last line summarises them all and the exit status is non-zero if
+#    any failed.
+#
+# Needs CMake 3.25 or newer (the presets file is version 6, the first with workflow presets).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+presets=("$@")
+if ((${#presets[@]} == 0)); then
+  presets=(release)
+fi
+
+# What each package is for:
+#   build and unit tests    cmake make g++ pkg-config libgtest-dev libgmock-dev
+#   benchmark smoke tests   libbenchmark-dev
+#   Cortex-M4 compile check gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib
+#   static analysis, format clang-format clang clang-tidy cppcheck
+#   fuzz replay (libFuzzer) libclang-rt-14-dev
+#   bridge (mccc::bridge)   libzmq3-dev cppzmq-dev
+# Only the first line is required; without the others their tests are skipped, not failed.
+readonly PACKAGES=(
+  cmake make g++ pkg-config libgtest-dev libgmock-dev
+  libbenchmark-dev
+  gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib
+  clang-format clang clang-tidy cppcheck
+  libclang-rt-14-dev
+  libzmq3-dev cppzmq-dev
+)
+
+say() {
+  echo "test.sh: $*"
+}
+
+is_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+as_root() {
+  if [[ "$(id -u)" -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    say "need root (or sudo) to run: $*"
+    return 1
+  fi
+}
+
+install_missing_packages() {
+  if [[ "${MCCC_NO_INSTALL:-0}" == "1" ]]; then
+    say "MCCC_NO_INSTALL=1: not installing packages"
+    return 0
+  fi
+  if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    say "not a Debian-based system: install GoogleTest, CMake >= 3.25 and a C++17 compiler" \
+        "yourself (package list in this script)"
+    return 0
+  fi
+  local missing=() pkg
+  for pkg in "${PACKAGES[@]}"; do
+    is_installed "${pkg}" || missing+=("${pkg}")
+  done
+  if ((${#missing[@]} == 0)); then
+    say "all test dependencies are installed"
+    return 0
+  fi
+  say "installing missing packages: ${missing[*]}"
+  as_root apt-get update
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+}
+
+check_cmake_version() {
+  local version major minor
+  version="$(cmake --version | head -n 1 | sed 's/^cmake version //')"
+  major="${version%%.*}"
+  minor="${version#*.}"
+  minor="${minor%%.*}"
+  if ((major < 3 || (major == 3 && minor < 25))); then
+    say "CMake ${version} is too old: the presets need CMake >= 3.25"
+    exit 2
+  fi
+}
+
+# GCC 12's ThreadSanitizer cannot map its shadow memory when the kernel randomises mmap with more
+# than 28 bits ("unexpected memory mapping"); lower it for this machine if that is the case.
+tsan_preflight() {
+  local dir
+  dir="$(mktemp -d)"
+  printf 'int main() { return 0; }\n' >"${dir}/t.cpp"
+  if g++ -fsanitize=thread "${dir}/t.cpp" -o "${dir}/t" && ! "${dir}/t" 2>"${dir}/err"; then
+    if grep -q 'unexpected memory mapping' "${dir}/err"; then
+      say "TSan needs vm.mmap_rnd_bits=28 on this kernel; setting it"
+      as_root sysctl -w vm.mmap_rnd_bits=28 || true
+    fi
+  fi
+  rm -rf "${dir}"
+}
+
+install_missing_packages
+check_cmake_version
+
+results=()
+failed=0
+for preset in "${presets[@]}"; do
+  [[ "${preset}" == "tsan" ]] && tsan_preflight
+  start=${SECONDS}
+  status=PASS
+  say "==== cmake --workflow --preset ${preset} ===="
+  if ! cmake --workflow --preset "${preset}"; then
+    status=FAIL
+    failed=1
+  fi
+  results+=("${preset}=${status}($((SECONDS - start))s)")
+done
+
+if ((failed)); then
+  say "FAILED: ${results[*]} total $((SECONDS))s"
+  exit 1
+fi
+say "PASSED: ${results[*]} total $((SECONDS))s"
