@@ -52,13 +52,13 @@ enum class BusError : uint8_t {
   kReentrantCall = 4U,
   /// A bridge exporter refused a message: its send queue was at the priority's admission limit
   /// in front of the transport's high-water mark (msg_id: the refused message's local id).
-  BRIDGE_SEND_REFUSED = 5U,
+  kBridgeSendRefused = 5U,
   /// A bridge importer discarded a received frame that failed a check (corrupted, repeated,
   /// reordered, malformed) or found sequence numbers missing (msg_id: the frame's sequence).
-  BRIDGE_RECEIVE_FAULT = 6U,
+  kBridgeReceiveFault = 6U,
   /// A bridge importer refused a frame whose schema fingerprint differs from its own payload
   /// variant (alternative names, sizes, order or byte order; msg_id: the frame's sequence).
-  BRIDGE_SCHEMA_MISMATCH = 7U,
+  kBridgeSchemaMismatch = 7U,
   QUEUE_FULL = kQueueFull,                ///< Alias of kQueueFull.
   INVALID_MESSAGE = kInvalidMessage,      ///< Alias of kInvalidMessage.
   PROCESSING_ERROR = kProcessingError,    ///< Alias of kProcessingError.

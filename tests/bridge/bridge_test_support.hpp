@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Helpers of the bridge tests: a consumer thread for a bus, waiting for a condition with a time
+// limit, and error-callback counters per bus role.
+#ifndef MCCC_TESTS_BRIDGE_BRIDGE_TEST_SUPPORT_HPP_
+#define MCCC_TESTS_BRIDGE_BRIDGE_TEST_SUPPORT_HPP_
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <thread>
+
+#include "mccc/message.hpp"
+
+namespace bridge_test {
+
+/// Runs `bus.ProcessBatch()` on its own thread until stopped; Stop() drains what is queued.
+template <typename BusType>
+class ConsumerThread {
+ public:
+  explicit ConsumerThread(BusType& bus) : bus_(bus), thread_([this]() { Run(); }) {}
+  ~ConsumerThread() { Stop(); }
+  ConsumerThread(const ConsumerThread&) = delete;
+  ConsumerThread& operator=(const ConsumerThread&) = delete;
+
+  void Stop() {
+    if (thread_.joinable()) {
+      stop_.store(true);
+      bus_.WakeConsumer();
+      thread_.join();
+    }
+  }
+
+ private:
+  void Run() {
+    while (!stop_.load()) {
+      if (bus_.ProcessBatch() == 0U) {
+        bus_.WaitForMessages(2000U);
+      }
+    }
+    while (bus_.ProcessBatch() != 0U) {
+    }
+  }
+
+  BusType& bus_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+/// Polls `condition` every millisecond for at most `timeout_ms`; returns its last value.
+template <typename Condition>
+bool WaitFor(Condition condition, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return condition();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+/// Error-callback counts of one bus, by BusError value; a plain function pointer per role.
+template <int kRole>
+struct ErrorCounts {
+  static constexpr std::size_t kKinds = 16U;
+  static std::array<std::atomic<uint64_t>, kKinds>& Counts() {
+    static std::array<std::atomic<uint64_t>, kKinds> counts{};
+    return counts;
+  }
+  /// msg_ids reported with kBridgeSendRefused, for tests that map them to priorities.
+  static constexpr std::size_t kMaxIds = 1U << 20U;
+  static std::array<std::atomic<uint8_t>, kMaxIds>& RefusedIds() {
+    static std::array<std::atomic<uint8_t>, kMaxIds> ids{};
+    return ids;
+  }
+  static void Reset() {
+    for (auto& count : Counts()) {
+      count.store(0U);
+    }
+    for (auto& id : RefusedIds()) {
+      id.store(0U);
+    }
+  }
+  static void Callback(mccc::BusError error, uint64_t msg_id) {
+    Counts()[static_cast<std::size_t>(error)].fetch_add(1U);
+    if (error == mccc::BusError::kBridgeSendRefused && msg_id < kMaxIds) {
+      RefusedIds()[msg_id].fetch_add(1U);
+    }
+  }
+  static uint64_t Of(mccc::BusError error) {
+    return Counts()[static_cast<std::size_t>(error)].load();
+  }
+};
+
+}  // namespace bridge_test
+
+#endif  // MCCC_TESTS_BRIDGE_BRIDGE_TEST_SUPPORT_HPP_

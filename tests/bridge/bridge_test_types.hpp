@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// Message types, buses and helpers shared by the bridge tests and their helper process.
+#ifndef MCCC_TESTS_BRIDGE_BRIDGE_TEST_TYPES_HPP_
+#define MCCC_TESTS_BRIDGE_BRIDGE_TEST_TYPES_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "mccc/bridge/bridge.hpp"
+#include "mccc/mccc.hpp"
+
+namespace bridge_test {
+
+/// A 24-byte telemetry sample; `check` is derived from the other fields, so a receiver can tell
+/// a damaged payload from a good one.
+struct Telemetry {
+  uint64_t index;
+  uint32_t source;
+  uint32_t check;
+  uint64_t value;
+};
+static_assert(sizeof(Telemetry) == 24U, "Telemetry is the 24-byte message of the tests");
+
+/// An emergency stop (sent HIGH).
+struct EmergencyStop {
+  uint64_t index;
+  uint32_t check;
+  uint32_t reason;
+};
+
+/// A message that needs a codec: a vector member.
+struct Scan {
+  uint64_t index = 0U;
+  std::vector<float> ranges;
+};
+
+using Payload = std::variant<Telemetry, EmergencyStop, Scan>;
+/// The same alternatives in another order: a different schema.
+using OtherPayload = std::variant<EmergencyStop, Telemetry, Scan>;
+
+constexpr uint32_t CheckOf(uint64_t index, uint64_t salt) noexcept {
+  const uint64_t mixed = (index + salt) * 0x9E3779B97F4A7C15ULL;
+  return static_cast<uint32_t>(mixed >> 32U);
+}
+
+inline Telemetry MakeTelemetry(uint64_t index, uint32_t source) noexcept {
+  return Telemetry{index, source, CheckOf(index, source), index * 3U};
+}
+inline bool Valid(const Telemetry& t) noexcept {
+  return t.check == CheckOf(t.index, t.source) && t.value == t.index * 3U;
+}
+inline EmergencyStop MakeStop(uint64_t index) noexcept {
+  return EmergencyStop{index, CheckOf(index, 77U), 5U};
+}
+inline bool Valid(const EmergencyStop& s) noexcept {
+  return s.check == CheckOf(s.index, 77U) && s.reason == 5U;
+}
+inline Scan MakeScan(uint64_t index) {
+  Scan scan;
+  scan.index = index;
+  scan.ranges.resize(static_cast<std::size_t>(index % 37U));
+  for (std::size_t i = 0U; i < scan.ranges.size(); ++i) {
+    scan.ranges[i] = static_cast<float>(index) + 0.25F * static_cast<float>(i);
+  }
+  return scan;
+}
+inline bool Valid(const Scan& scan) {
+  if (scan.ranges.size() != static_cast<std::size_t>(scan.index % 37U)) {
+    return false;
+  }
+  for (std::size_t i = 0U; i < scan.ranges.size(); ++i) {
+    if (scan.ranges[i] != static_cast<float>(scan.index) + 0.25F * static_cast<float>(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+struct BusTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 8192U;
+  using Clock = mccc::SteadyClock;
+};
+/// A bus that overflows quickly (importer-side refusals).
+struct SmallBusTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 256U;
+  using Clock = mccc::SteadyClock;
+};
+using Bus = mccc::AsyncBus<Payload, BusTraits>;
+using SmallBus = mccc::AsyncBus<Payload, SmallBusTraits>;
+using OtherBus = mccc::AsyncBus<OtherPayload, BusTraits>;
+
+/// A send queue that fills quickly (exporter-side refusals).
+struct SmallQueueBridge : mccc::bridge::DefaultBridgeTraits {
+  static constexpr uint32_t kSendQueueDepth = 256U;
+  static constexpr uint32_t kSendQueueBytes = uint32_t{1} << 16U;
+};
+
+}  // namespace bridge_test
+
+/// The example codec of the tests: index, count, then the floats, all little-endian.
+template <>
+struct mccc::bridge::Codec<bridge_test::Scan> {
+  static std::size_t EncodedSize(const bridge_test::Scan& scan) noexcept {
+    return 12U + 4U * scan.ranges.size();
+  }
+  static void Encode(const bridge_test::Scan& scan, uint8_t* out) noexcept {
+    WireWriter writer(out);
+    writer.Put64(scan.index);
+    writer.Put32(static_cast<uint32_t>(scan.ranges.size()));
+    for (const float range : scan.ranges) {
+      writer.PutFloat(range);
+    }
+  }
+  static bool Decode(const uint8_t* in, std::size_t size, bridge_test::Scan& scan) {
+    WireReader reader(in, size);
+    uint32_t count = 0U;
+    if (!reader.Get64(scan.index) || !reader.Get32(count) ||
+        reader.Remaining() != 4U * static_cast<std::size_t>(count)) {
+      return false;
+    }
+    scan.ranges.resize(count);
+    for (float& range : scan.ranges) {
+      reader.GetFloat(range);
+    }
+    return reader.Ok();
+  }
+};
+
+#endif  // MCCC_TESTS_BRIDGE_BRIDGE_TEST_TYPES_HPP_
