@@ -35,7 +35,7 @@ namespace bridge {
 
 /// @brief Bridge settings with the ZeroMQ transport; derive to change the others.
 struct DefaultBridgeTraits : BridgeTraitsBase {
-  using Transport = ZmqTransport;  ///< PUSH/PULL socket pairs, one per channel.
+  using Transport = ZmqTransport;  ///< DEALER/ROUTER socket pairs, one per channel.
 };
 
 /// @brief The transport context a process shares among its exporters and importers.

@@ -75,7 +75,8 @@ enum class SendStatus : uint8_t {
 };
 
 /// @brief Which side of a link binds (owns the address) and which connects. Usually the one
-/// importer binds and any number of exporters connect (fan-in), or the reverse.
+/// importer binds and any number of exporters connect (fan-in); an exporter may bind instead, for
+/// one importer: an exporter with several importers hands each frame to one of them in turn.
 enum class EndpointMode : uint8_t {
   kBind = 0U,     ///< Own the address; peers connect to it.
   kConnect = 1U,  ///< Connect to a peer's address; reconnects by itself after the peer restarts.
