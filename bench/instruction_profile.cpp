@@ -14,7 +14,11 @@
 ///
 /// Usage: instruction_profile [--path NAME] [--messages N]
 ///   NAME: mpsc-publish, mpsc-publish-fast, mpsc-publish-batch, spsc-publish, spsc-publish-fast,
-///         spsc-publish-batch, process-callback, process-visitor (default: all, in turn)
+///         spsc-publish-batch, process-callback, process-visitor (the default bus: HIGH lane on),
+///         nohigh-process-callback (the shared ring without a HIGH lane),
+///         lanes-publish, lanes-publish-fast (producer lanes, the thread's own lane),
+///         lanes-handle-publish, lanes-handle-publish-fast, lanes-handle-publish-batch (through a
+///         handle from MakeProducer), lanes-process-callback (default: all, in turn)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -67,11 +71,20 @@ using Payload = std::variant<Sample, Other>;
 struct SpscTraits : mccc::DefaultBusTraits {
   static constexpr bool kSingleProducer = true;
 };
+struct NoHighLaneTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+// As the competitive benchmark's lanes bus: a lane holds every message of a run.
+struct LanesTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kProducerLanes = 4U;
+  static constexpr uint32_t kLaneDepth = 131072U;
+};
 
 constexpr uint32_t kMessagesPerCall = 64U;
 
 enum class Publish { kClock, kCallerTimestamp, kBatch };
 
+/// `bus`: a bus, or a producer handle of one (the same publish calls).
 template <typename Bus>
 uint64_t PublishAll(Bus& bus, uint32_t messages, Publish how) {
   uint64_t admitted = 0U;
@@ -105,13 +118,18 @@ const char* ClockName() {
 #endif
 }
 
+/// `through_handle`: publish through a producer handle (MakeProducer) instead of the bus.
 template <typename Bus>
-int RunPublish(const char* name, uint32_t messages, Publish how) {
+int RunPublish(const char* name, uint32_t messages, Publish how, bool through_handle = false) {
   auto bus = std::make_unique<Bus>();
   uint64_t sum = 0U;
   bus->template Subscribe<Sample>([&sum](const Sample& s) { sum += s.seq; });
   uint64_t admitted = 0U;
-  {
+  if (through_handle) {
+    auto handle = bus->MakeProducer();
+    const Counted counted;
+    admitted = PublishAll(handle, messages, how);
+  } else {
     const Counted counted;
     admitted = PublishAll(*bus, messages, how);
   }
@@ -123,11 +141,11 @@ int RunPublish(const char* name, uint32_t messages, Publish how) {
   return admitted == messages ? 0 : 1;
 }
 
+template <typename Bus = mccc::AsyncBus<Payload>>
 int RunDispatch(const char* name, uint32_t messages, bool visitor) {
-  using Bus = mccc::AsyncBus<Payload>;
   auto bus = std::make_unique<Bus>();
   uint64_t sum = 0U;
-  bus->Subscribe<Sample>([&sum](const Sample& s) { sum += s.seq; });
+  bus->template Subscribe<Sample>([&sum](const Sample& s) { sum += s.seq; });
   const uint64_t admitted = PublishAll(*bus, messages, Publish::kCallerTimestamp);
   uint64_t dispatched = 0U;
   {
@@ -168,6 +186,25 @@ int Run(const std::string& path, uint32_t messages) {
     return RunPublish<Spsc>(path.c_str(), messages, Publish::kBatch);
   if (path == "process-callback") return RunDispatch(path.c_str(), messages, false);
   if (path == "process-visitor") return RunDispatch(path.c_str(), messages, true);
+  using NoHigh = mccc::AsyncBus<Payload, NoHighLaneTraits>;
+  using Lanes = mccc::AsyncBus<Payload, LanesTraits>;
+  if (path == "nohigh-process-callback") {
+    return RunDispatch<NoHigh>(path.c_str(), messages, false);
+  }
+  if (path == "lanes-publish") return RunPublish<Lanes>(path.c_str(), messages, Publish::kClock);
+  if (path == "lanes-publish-fast") {
+    return RunPublish<Lanes>(path.c_str(), messages, Publish::kCallerTimestamp);
+  }
+  if (path == "lanes-handle-publish") {
+    return RunPublish<Lanes>(path.c_str(), messages, Publish::kClock, true);
+  }
+  if (path == "lanes-handle-publish-fast") {
+    return RunPublish<Lanes>(path.c_str(), messages, Publish::kCallerTimestamp, true);
+  }
+  if (path == "lanes-handle-publish-batch") {
+    return RunPublish<Lanes>(path.c_str(), messages, Publish::kBatch, true);
+  }
+  if (path == "lanes-process-callback") return RunDispatch<Lanes>(path.c_str(), messages, false);
   std::fprintf(stderr, "unknown --path %s (see the file comment)\n", path.c_str());
   return 2;
 }
@@ -199,7 +236,9 @@ int main(int argc, char** argv) {
   int status = 0;
   for (const char* p :
        {"mpsc-publish", "mpsc-publish-fast", "mpsc-publish-batch", "spsc-publish",
-        "spsc-publish-fast", "spsc-publish-batch", "process-callback", "process-visitor"}) {
+        "spsc-publish-fast", "spsc-publish-batch", "process-callback", "process-visitor",
+        "nohigh-process-callback", "lanes-publish", "lanes-publish-fast", "lanes-handle-publish",
+        "lanes-handle-publish-fast", "lanes-handle-publish-batch", "lanes-process-callback"}) {
     status |= Run(p, messages);
   }
   return status;

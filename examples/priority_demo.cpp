@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
-// priority_demo: priority admission under overload. A burst of 150,000 messages hits the default
-// 131,072-slot bus while nobody consumes. 20% are HIGH, the rest alternate MEDIUM / LOW. As the
-// queue fills, LOW is refused first (at 60% occupancy), then MEDIUM (at 80%); HIGH is admitted
-// up to 99%, so the remaining 1% stays free for HIGH traffic even when the queue is "full".
+// priority_demo: priorities under overload. A burst of 150,000 messages hits the default
+// 131,072-slot bus while nobody consumes: telemetry alternating MEDIUM / LOW, with a HIGH alarm
+// every 300 messages. As the queue fills, LOW is refused first (at 60% occupancy), then MEDIUM
+// (at 80%). HIGH travels in a lane of its own (1,024 slots): the telemetry flood never refuses an
+// alarm, and when the consumer catches up every alarm is dispatched before the queued telemetry.
 //
 // The outcome is exact (one thread, no consumer during the burst):
-//   HIGH   30000 sent, 30000 admitted,     0 dropped
-//   MEDIUM 60000 sent, 48934 admitted, 11066 dropped
-//   LOW    60000 sent, 31457 admitted, 28543 dropped
-// Expected output ends with: priority_demo: OK admitted=110391 dropped=39609 delivered=110391
+//   HIGH     500 sent,   500 admitted,     0 dropped
+//   MEDIUM 75000 sent, 65668 admitted,  9332 dropped
+//   LOW    74500 sent, 39190 admitted, 35310 dropped
+// Expected output ends with: priority_demo: OK admitted=105358 dropped=44642 delivered=105358
 #include <mccc/mccc.hpp>
 
 #include <cstddef>
@@ -29,12 +30,12 @@ using Payload = std::variant<Telemetry, Alarm>;
 using Bus = mccc::AsyncBus<Payload>;  // default traits: 131,072 slots
 
 constexpr uint32_t kBurst = 150000U;
+constexpr uint32_t kAlarmEvery = 300U;
 
-// i % 5 == 0: HIGH; i % 5 in {1, 3}: MEDIUM; i % 5 in {2, 4}: LOW.
+// i % 300 == 0: HIGH (an alarm); otherwise odd i: MEDIUM, even i: LOW (telemetry).
 mccc::MessagePriority PriorityOf(uint32_t i) {
-  const uint32_t r = i % 5U;
-  if (r == 0U) return mccc::MessagePriority::HIGH;
-  if (r == 1U || r == 3U) return mccc::MessagePriority::MEDIUM;
+  if (i % kAlarmEvery == 0U) return mccc::MessagePriority::HIGH;
+  if (i % 2U == 1U) return mccc::MessagePriority::MEDIUM;
   return mccc::MessagePriority::LOW;
 }
 
@@ -62,17 +63,36 @@ const char* LevelName(mccc::BackpressureLevel level) {
 int main() {
   auto bus = std::make_unique<Bus>();  // about 5 MB: the ring is inside the bus object
 
+  // Delivery order, checked as it happens: alarms first, then telemetry, each in publish order.
   uint64_t delivered = 0U;
-  bus->Subscribe<Telemetry>([&delivered](const Telemetry&) { ++delivered; });
-  bus->Subscribe<Alarm>([&delivered](const Alarm&) { ++delivered; });
+  uint64_t alarms = 0U;
+  uint64_t telemetry = 0U;
+  bool alarms_first = true;
+  bool in_publish_order = true;
+  uint32_t last_alarm = 0U;
+  uint32_t last_telemetry = 0U;
+  bus->Subscribe<Telemetry>([&](const Telemetry& t) {
+    in_publish_order = in_publish_order && (telemetry == 0U || t.sequence > last_telemetry);
+    last_telemetry = t.sequence;
+    ++telemetry;
+    ++delivered;
+  });
+  bus->Subscribe<Alarm>([&](const Alarm& a) {
+    alarms_first = alarms_first && telemetry == 0U;
+    in_publish_order = in_publish_order && (alarms == 0U || a.sequence > last_alarm);
+    last_alarm = a.sequence;
+    ++alarms;
+    ++delivered;
+  });
 
   std::printf(
-      "capacity %u slots; a message is admitted while fewer than this many are queued:\n"
-      "  LOW %u (60%%), MEDIUM %u (80%%), HIGH %u (99%%)\n",
+      "capacity %u slots; LOW and MEDIUM are admitted while fewer than this many are queued:\n"
+      "  LOW %u (60%%), MEDIUM %u (80%%)\n"
+      "HIGH has a lane of its own (%u slots): admitted until that lane is full, dispatched first\n",
       static_cast<unsigned>(Bus::Capacity()),
       static_cast<unsigned>(Bus::Admission::LimitFor(mccc::MessagePriority::LOW)),
       static_cast<unsigned>(Bus::Admission::LimitFor(mccc::MessagePriority::MEDIUM)),
-      static_cast<unsigned>(Bus::Admission::LimitFor(mccc::MessagePriority::HIGH)));
+      static_cast<unsigned>(Bus::kHighQueueDepth));
 
   // The burst: no consumer runs, so the queue only fills.
   uint32_t sent[mccc::kPriorityCount] = {};
@@ -111,12 +131,18 @@ int main() {
                            stats.low_priority_dropped == sent[0] - admitted[0];
   std::printf("\nbus statistics agree with the table: %s\n", stats_agree ? "yes" : "NO");
 
-  // Now the consumer catches up: everything admitted is delivered, in publish order.
+  // Now the consumer catches up: everything admitted is delivered, the alarms first.
   while (bus->ProcessBatch() != 0U) {
   }
+  const bool order_ok = alarms_first && in_publish_order && alarms == admitted[2];
+  std::printf(
+      "delivery: the %llu alarms first, then %llu telemetry messages, each in publish "
+      "order: %s\n",
+      static_cast<unsigned long long>(alarms), static_cast<unsigned long long>(telemetry),
+      order_ok ? "yes" : "NO");
 
-  const bool ok = stats_agree && delivered == total_admitted && admitted[2] == sent[2] &&
-                  total_admitted + total_dropped == kBurst;
+  const bool ok = stats_agree && order_ok && delivered == total_admitted &&
+                  admitted[2] == sent[2] && total_admitted + total_dropped == kBurst;
   std::printf("priority_demo: %s admitted=%u dropped=%u delivered=%llu\n", ok ? "OK" : "FAILED",
               static_cast<unsigned>(total_admitted), static_cast<unsigned>(total_dropped),
               static_cast<unsigned long long>(delivered));

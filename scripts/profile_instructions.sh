@@ -15,7 +15,9 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 printf '%-20s %12s %14s\n' "path" "instructions" "per message"
 for path in mpsc-publish mpsc-publish-fast mpsc-publish-batch spsc-publish spsc-publish-fast \
-            spsc-publish-batch process-callback process-visitor; do
+            spsc-publish-batch process-callback process-visitor nohigh-process-callback \
+            lanes-publish lanes-publish-fast lanes-handle-publish lanes-handle-publish-fast \
+            lanes-handle-publish-batch lanes-process-callback; do
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
     "$bin" --path "$path" --messages "$messages" >/dev/null 2>&1
   # The "totals:" line holds the instructions executed while instrumentation was on.

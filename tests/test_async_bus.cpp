@@ -49,6 +49,12 @@ struct TinyBatchTraits : SmallTraits {
   static constexpr uint32_t kBatchSize = 3U;
 };
 
+// No HIGH lane: one ring, msg_id = ring position, so QUEUE_FULL reports the exact would-be id.
+struct SharedRingTraits : SmallTraits {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+using SharedRingBus = mccc::AsyncBus<Payload, SharedRingTraits>;
+
 // Error callback sink (plain function pointer API).
 struct ErrorLog {
   static inline std::vector<std::pair<mccc::BusError, uint64_t>> entries;
@@ -156,17 +162,17 @@ TEST(AsyncBusClock, MultiProducerBusSamplesBeforeTheClaimAndConvertsOnlyWhatItAd
   bus->Subscribe<SensorData>(
       [&](const SensorData&, const mccc::MessageHeader& h) { stamps.push_back(h.timestamp_us); });
   uint64_t admitted = 0U;
-  // Default admission: HIGH uses the whole queue; publish past it so that some are refused.
+  // MEDIUM is admitted below 80 % of the 64 slots (52 messages); publish past it so that some
+  // are refused.
   for (int i = 0; i < 80; ++i) {
-    admitted +=
-        bus->PublishWithPriority(SensorData{1.0F}, 1U, mccc::MessagePriority::HIGH) ? 1U : 0U;
+    admitted += bus->Publish(SensorData{1.0F}, 1U) ? 1U : 0U;
   }
-  EXPECT_EQ(admitted, 64U);
+  EXPECT_EQ(admitted, 52U);
   EXPECT_EQ(SplitClock::samples, 80U) << "one reading per publish, refused or not";
-  EXPECT_EQ(SplitClock::conversions, 64U) << "a refused publish converts nothing";
+  EXPECT_EQ(SplitClock::conversions, 52U) << "a refused publish converts nothing";
   EXPECT_EQ(SplitClock::whole_readings, 0U) << "NowUs is not used";
-  EXPECT_EQ(bus->ProcessBatch(), 64U);
-  ASSERT_EQ(stamps.size(), 64U);
+  EXPECT_EQ(bus->ProcessBatch(), 52U);
+  ASSERT_EQ(stamps.size(), 52U);
   for (std::size_t i = 0U; i < stamps.size(); ++i) {
     EXPECT_EQ(stamps[i], 1001U + i) << "the header carries the publish's own reading";
   }
@@ -311,13 +317,24 @@ TEST_F(AsyncBusTest, TooManySubscribersGivesInvalidHandleAndChangesNothing) {
 }
 
 TEST_F(AsyncBusTest, RejectedPublishLeavesArgumentUntouched) {
-  std::string big(100, 'x');
-  for (uint32_t i = 0; i < Bus::kQueueDepth; ++i) {
-    ASSERT_TRUE(bus_->PublishWithPriority(std::string("m"), 1U, mccc::MessagePriority::HIGH));
+  // Refused by the admission of the normal ring (MEDIUM at 80 %)...
+  const auto medium_limit =
+      static_cast<uint32_t>(Bus::Admission::LimitFor(mccc::MessagePriority::MEDIUM));
+  for (uint32_t i = 0; i < medium_limit; ++i) {
+    ASSERT_TRUE(bus_->Publish(std::string("m"), 1U));
   }
-  EXPECT_FALSE(bus_->PublishWithPriority(std::move(big), 1U, mccc::MessagePriority::HIGH));
+  std::string big(100, 'x');
+  EXPECT_FALSE(bus_->Publish(std::move(big), 1U));
   EXPECT_EQ(big.size(), 100U);  // NOLINT(bugprone-use-after-move): the contract under test
   Tracked t(42);
+  EXPECT_FALSE(bus_->PublishWithPriority(std::move(t), 1U, mccc::MessagePriority::MEDIUM));
+  EXPECT_EQ(t.value, 42);  // NOLINT(bugprone-use-after-move)
+  // ...and by a full HIGH lane.
+  for (uint32_t i = 0; i < Bus::kHighQueueDepth; ++i) {
+    ASSERT_TRUE(bus_->PublishWithPriority(std::string("h"), 1U, mccc::MessagePriority::HIGH));
+  }
+  EXPECT_FALSE(bus_->PublishWithPriority(std::move(big), 1U, mccc::MessagePriority::HIGH));
+  EXPECT_EQ(big.size(), 100U);  // NOLINT(bugprone-use-after-move)
   EXPECT_FALSE(bus_->PublishWithPriority(std::move(t), 1U, mccc::MessagePriority::HIGH));
   EXPECT_EQ(t.value, 42);  // NOLINT(bugprone-use-after-move)
 }
@@ -372,19 +389,51 @@ TEST_F(AsyncBusTest, InvalidPriorityIsRefusedAndReported) {
 }
 
 TEST_F(AsyncBusTest, QueueFullReportsWouldBeIdAndCountsDrop) {
-  bus_->SetErrorCallback(&ErrorLog::Record);
+  auto bus = std::make_unique<SharedRingBus>();
+  bus->SetErrorCallback(&ErrorLog::Record);
   const uint32_t low_limit = 39U;  // 60% of 64 = 38.4: LOW admitted while occupancy <= 38
   for (uint32_t i = 0; i < low_limit; ++i) {
-    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW)) << i;
+    ASSERT_TRUE(bus->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW)) << i;
   }
-  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  EXPECT_FALSE(bus->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
   EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::QUEUE_FULL);
   EXPECT_EQ(ErrorLog::entries[0].second, low_limit + 1U);  // the id the next admitted message gets
-  const auto s = bus_->GetStatistics();
+  const auto s = bus->GetStatistics();
   EXPECT_EQ(s.low_priority_published, low_limit);
   EXPECT_EQ(s.low_priority_dropped, 1U);
   EXPECT_EQ(s.messages_dropped, 1U);
+}
+
+// With the HIGH lane, ids are given in delivery order: QUEUE_FULL carries the id the consumer
+// gives next as of its last finished batch, whichever ring refused.
+TEST_F(AsyncBusTest, QueueFullWithHighLaneReportsTheIdTheConsumerGivesNext) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  const uint32_t low_limit = 39U;
+  const auto fill_low = [&] {
+    for (uint32_t i = 0; i < low_limit; ++i) {
+      ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW)) << i;
+    }
+  };
+  fill_low();
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  EXPECT_EQ(bus_->ProcessBatch(), low_limit);  // ids 1..39
+  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::HIGH));
+  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::HIGH));
+  EXPECT_EQ(bus_->ProcessBatch(), 2U);  // ids 40, 41
+  fill_low();
+  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::HIGH));
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  const MotorCmd batch[3] = {{3}, {3}, {3}};
+  EXPECT_EQ(bus_->PublishBatch(batch, 3U, 1U, mccc::MessagePriority::LOW), 0U);
+  ASSERT_EQ(ErrorLog::entries.size(), 3U);
+  for (const auto& entry : ErrorLog::entries) {
+    EXPECT_EQ(entry.first, mccc::BusError::QUEUE_FULL);
+  }
+  EXPECT_EQ(ErrorLog::entries[0].second, 1U) << "nothing delivered yet";
+  EXPECT_EQ(ErrorLog::entries[1].second, 42U) << "41 delivered; queued messages not counted";
+  EXPECT_EQ(ErrorLog::entries[2].second, 42U) << "one report per refusing batch, the same id";
+  EXPECT_EQ(bus_->GetStatistics().low_priority_dropped, 5U);
 }
 
 TEST_F(AsyncBusTest, CallbackReportingFalseIsProcessingError) {
@@ -450,12 +499,14 @@ TEST_F(AsyncBusTest, PerformanceModesChangeAdmissionAndCounting) {
   for (uint32_t i = 0; i < Bus::kQueueDepth; ++i) {  // LOW fills the whole queue: no priorities
     ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
   }
-  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH));  // full
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::MEDIUM));  // full
+  // HIGH travels in its own lane: a full normal ring does not refuse it.
+  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH));
   EXPECT_TRUE(ErrorLog::entries.empty());  // no error callback in BARE_METAL
   auto s = bus_->GetStatistics();
   EXPECT_EQ(s.messages_published, 0U);
   EXPECT_EQ(s.messages_dropped, 0U);
-  EXPECT_EQ(bus_->ProcessBatch(), Bus::kQueueDepth);
+  EXPECT_EQ(bus_->ProcessBatch(), Bus::kQueueDepth + 1U);
   EXPECT_EQ(bus_->GetStatistics().messages_processed, 0U);
 
   bus_->SetPerformanceMode(Bus::PerformanceMode::NO_STATS);
@@ -494,22 +545,45 @@ TEST_F(AsyncBusTest, StatisticsResetCountsFromZero) {
 TEST_F(AsyncBusTest, QueueDepthUtilizationAndBackpressure) {
   EXPECT_EQ(bus_->QueueDepth(), 0U);
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
-  auto fill_to = [&](uint32_t n) {
+  // The normal ring (BARE_METAL admits MEDIUM up to the last slot).
+  bus_->SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);
+  auto fill_to = [&](uint32_t n, mccc::MessagePriority priority) {
     while (bus_->QueueDepth() < n) {
-      ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH));
+      ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, priority));
     }
   };
-  fill_to(47U);  // 73.4%
+  constexpr auto kMedium = mccc::MessagePriority::MEDIUM;
+  constexpr auto kHigh = mccc::MessagePriority::HIGH;
+  fill_to(47U, kMedium);  // 73.4%
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 73U);
-  fill_to(48U);  // 75%
+  fill_to(48U, kMedium);  // 75%
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::WARNING);
-  fill_to(58U);  // 90.6%
+  fill_to(58U, kMedium);  // 90.6%
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::CRITICAL);
-  fill_to(64U);
+  fill_to(64U, kMedium);
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 100U);
   EXPECT_EQ(bus_->QueueDepth(), 64U);
+  // QueueDepth sums the rings; the level and the percentage are the fullest ring's.
+  fill_to(65U, kHigh);
+  EXPECT_EQ(bus_->QueueDepth(), 65U);
+  EXPECT_EQ(bus_->HighQueueDepth(), 1U);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
+  EXPECT_EQ(bus_->QueueUtilizationPercent(), 100U);
+  while (bus_->ProcessBatch() != 0U) {
+  }
+  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  // Now the HIGH lane (1024 slots) is the fuller one: 767 of 1024 = 74.9 %, then 75 %.
+  ASSERT_EQ(Bus::kHighQueueDepth, 1024U);
+  fill_to(1U, kMedium);
+  fill_to(768U, kHigh);
+  EXPECT_EQ(bus_->HighQueueDepth(), 767U);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
+  EXPECT_EQ(bus_->QueueUtilizationPercent(), 74U);
+  fill_to(769U, kHigh);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::WARNING);
+  EXPECT_EQ(bus_->QueueUtilizationPercent(), 75U);
 }
 
 TEST_F(AsyncBusTest, CallbackMaySubscribeAndUnsubscribeWithoutDeadlock) {
@@ -619,19 +693,23 @@ TEST_F(AsyncBusTest, SingleProducerBusHasSameSemantics) {
 TEST_F(AsyncBusTest, PublishBatchDeliversInOrderWithConsecutiveIdsAndOneTimestamp) {
   std::vector<Envelope> seen;
   bus_->Subscribe<MotorCmd>([&](const Envelope& env) { seen.push_back(env); });
-  ASSERT_TRUE(bus_->Publish(MotorCmd{-1}, 3U));  // id 1
+  ASSERT_TRUE(bus_->Publish(MotorCmd{-1}, 3U));  // MEDIUM, published first
   const MotorCmd batch[5] = {{10}, {11}, {12}, {13}, {14}};
   EXPECT_EQ(bus_->PublishBatch(batch, 5U, 9U, mccc::MessagePriority::HIGH), 5U);
   EXPECT_EQ(bus_->ProcessBatch(), 6U);
   ASSERT_EQ(seen.size(), 6U);
-  for (std::size_t i = 1U; i < 6U; ++i) {
-    EXPECT_EQ(std::get<MotorCmd>(seen[i].payload).speed, static_cast<int32_t>(9U + i));
+  // The HIGH batch is dispatched before the queued MEDIUM message; ids follow delivery order.
+  for (std::size_t i = 0U; i < 5U; ++i) {
+    EXPECT_EQ(std::get<MotorCmd>(seen[i].payload).speed, static_cast<int32_t>(10U + i));
     EXPECT_EQ(seen[i].header.msg_id, i + 1U);
     EXPECT_EQ(seen[i].header.sender_id, 9U);
     EXPECT_EQ(seen[i].header.priority, mccc::MessagePriority::HIGH);
-    EXPECT_EQ(seen[i].header.timestamp_us, seen[1].header.timestamp_us) << "one clock reading";
+    EXPECT_EQ(seen[i].header.timestamp_us, seen[0].header.timestamp_us) << "one clock reading";
   }
-  EXPECT_GE(seen[1].header.timestamp_us, seen[0].header.timestamp_us);
+  EXPECT_EQ(std::get<MotorCmd>(seen[5].payload).speed, -1);
+  EXPECT_EQ(seen[5].header.msg_id, 6U);
+  EXPECT_EQ(seen[5].header.priority, mccc::MessagePriority::MEDIUM);
+  EXPECT_GE(seen[0].header.timestamp_us, seen[5].header.timestamp_us);
   EXPECT_EQ(bus_->GetStatistics().high_priority_published, 5U);
 }
 
@@ -687,17 +765,18 @@ TEST_F(AsyncBusTest, PublishBatchAdmitsExactlyWhatSinglePublishesWould) {
 }
 
 TEST_F(AsyncBusTest, PublishBatchRefusalReportsOnceWithFirstRefusedId) {
-  bus_->SetErrorCallback(&ErrorLog::Record);
+  auto bus = std::make_unique<SharedRingBus>();  // the exact would-be id needs the one ring
+  bus->SetErrorCallback(&ErrorLog::Record);
   const uint32_t low_limit = 39U;  // LOW admitted while occupancy <= 38 (60% of 64)
   std::vector<MotorCmd> batch(50U, MotorCmd{7});
-  EXPECT_EQ(bus_->PublishBatch(batch.data(), 50U, 1U, mccc::MessagePriority::LOW), low_limit);
+  EXPECT_EQ(bus->PublishBatch(batch.data(), 50U, 1U, mccc::MessagePriority::LOW), low_limit);
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
   EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::QUEUE_FULL);
   EXPECT_EQ(ErrorLog::entries[0].second, low_limit + 1U);
-  EXPECT_EQ(bus_->GetStatistics().low_priority_dropped, 50U - low_limit);
+  EXPECT_EQ(bus->GetStatistics().low_priority_dropped, 50U - low_limit);
   // The refused tail is the caller's to retry; here nothing more is admitted at LOW.
   EXPECT_EQ(
-      bus_->PublishBatch(batch.data() + low_limit, 50U - low_limit, 1U, mccc::MessagePriority::LOW),
+      bus->PublishBatch(batch.data() + low_limit, 50U - low_limit, 1U, mccc::MessagePriority::LOW),
       0U);
   EXPECT_EQ(ErrorLog::entries.size(), 2U);
 }

@@ -22,18 +22,31 @@ using Payload = std::variant<Msg>;
 
 struct Small64 : mccc::DefaultBusTraits {
   static constexpr uint32_t kQueueDepth = 16U;
+  // No HIGH lane: every message travels through the one ring whose positions start near their
+  // wrap point, and QUEUE_FULL reports the exact would-be id of the refused position.
+  static constexpr uint32_t kHighQueueDepth = 0U;
   using Position = uint64_t;
 };
 struct Small32 : Small64 {
   using Position = uint32_t;  // MCU-style positions, exercised on the host
 };
+// The same with a HIGH lane: ids are given at delivery, QUEUE_FULL reports the id the consumer
+// gives next as of its last finished batch (a delivered count widened like a position).
+struct Small64HighLane : Small64 {
+  static constexpr uint32_t kHighQueueDepth = 16U;
+};
+struct Small32HighLane : Small32 {
+  static constexpr uint32_t kHighQueueDepth = 16U;
+};
 
 // Records every error except QUEUE_FULL (the tests fill the queue on purpose).
 struct Errors {
   static inline std::vector<std::pair<mccc::BusError, uint64_t>> seen;
+  static inline std::vector<uint64_t> queue_full_ids;  // every QUEUE_FULL report's id
   static inline uint64_t queue_full = 0U;
   static void Record(mccc::BusError e, uint64_t id) {
     if (e == mccc::BusError::QUEUE_FULL) {
+      queue_full_ids.push_back(id);
       ++queue_full;
       if (queue_full == 1U) {
         seen.emplace_back(e, id);  // keep the first one for the would-be-id check
@@ -44,6 +57,7 @@ struct Errors {
   }
   static void Clear() {
     seen.clear();
+    queue_full_ids.clear();
     queue_full = 0U;
   }
   static std::size_t Count(mccc::BusError e) {
@@ -107,15 +121,20 @@ TEST(BusWrapAround, SixtyFourBitIdSequenceWrapReportsOverflowOnce) {
   }
 }
 
-/// Publishes HIGH messages numbered 0, 1, 2, ... until the first refusal; returns how many
-/// were admitted.
+/// Publishes messages of `priority` numbered 0, 1, 2, ... until the first refusal; returns how
+/// many were admitted.
 template <typename Bus>
-uint32_t FillWithHighUntilRefused(Bus& bus) {
+uint32_t FillUntilRefused(Bus& bus, mccc::MessagePriority priority) {
   uint32_t admitted = 0U;
-  while (bus.PublishWithPriority(Msg{admitted}, 1U, mccc::MessagePriority::HIGH)) {
+  while (bus.PublishWithPriority(Msg{admitted}, 1U, priority)) {
     ++admitted;
   }
   return admitted;
+}
+
+template <typename Bus>
+uint32_t FillWithHighUntilRefused(Bus& bus) {
+  return FillUntilRefused(bus, mccc::MessagePriority::HIGH);
 }
 
 TEST(BusWrapAround, QueueFullIdIsTheNextIdAcrossPositionWrap) {
@@ -149,6 +168,61 @@ TEST(BusWrapAround, QueueFullIdIsTheNextIdAfterThirtyTwoBitWrap) {
   ASSERT_EQ(ids.size(), 16U);
   EXPECT_EQ(ids.front(), kFirstId + 10U);
   EXPECT_EQ(ids.back(), kFirstId + 25U);
+}
+
+TEST(BusWrapAround, HighLaneQueueFullIdIsTheConsumersNextIdAcrossSixtyFourBitIdWrap) {
+  Errors::Clear();
+  constexpr uint64_t kStart = std::numeric_limits<uint64_t>::max() - 3U;
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, Small64HighLane>>(kStart, kStart + 1U);
+  bus->SetErrorCallback(&Errors::Record);
+  EXPECT_EQ(FillWithHighUntilRefused(*bus), 16U);                         // the HIGH lane is full
+  EXPECT_EQ(FillUntilRefused(*bus, mccc::MessagePriority::MEDIUM), 13U);  // 80 % of 16
+  std::vector<uint64_t> ids;
+  EXPECT_EQ(bus->ProcessBatchWith(
+                [&](const Msg&, const mccc::MessageHeader& h) { ids.push_back(h.msg_id); }),
+            29U);
+  EXPECT_EQ(FillUntilRefused(*bus, mccc::MessagePriority::LOW), 10U);  // 60 % of 16
+  ASSERT_EQ(Errors::queue_full_ids.size(), 3U);
+  EXPECT_EQ(Errors::queue_full_ids[0], kStart + 1U) << "nothing delivered: the first id";
+  EXPECT_EQ(Errors::queue_full_ids[1], kStart + 1U);
+  EXPECT_EQ(Errors::queue_full_ids[2], kStart + 1U + 29U) << "wrapped: 25";
+  ASSERT_EQ(ids.size(), 29U);
+  for (std::size_t i = 0U; i < ids.size(); ++i) {
+    EXPECT_EQ(ids[i], kStart + 1U + i);  // HIGH first, then MEDIUM; modular through 0
+  }
+  EXPECT_EQ(Errors::Count(mccc::BusError::OVERFLOW_DETECTED), 1U);
+}
+
+TEST(BusWrapAround, HighLaneQueueFullIdIsTheConsumersNextIdAfterThirtyTwoBitWrap) {
+  Errors::Clear();
+  constexpr uint32_t kStart = std::numeric_limits<uint32_t>::max() - 2U;
+  constexpr uint64_t kFirstId = 5000000000ULL;  // beyond 32 bits on purpose
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, Small32HighLane>>(kStart, kFirstId);
+  bus->SetErrorCallback(&Errors::Record);
+  // Deliver 10 messages so the consumer's delivered count wraps its 32 bits, then fill both rings.
+  for (uint32_t i = 0U; i < 10U; ++i) {
+    ASSERT_TRUE(bus->Publish(Msg{i}, 1U));
+  }
+  EXPECT_EQ(bus->ProcessBatchWith([](const Msg&) {}), 10U);
+  EXPECT_EQ(FillWithHighUntilRefused(*bus), 16U);
+  EXPECT_EQ(FillUntilRefused(*bus, mccc::MessagePriority::MEDIUM), 13U);
+  std::vector<uint64_t> ids;
+  std::vector<mccc::MessagePriority> priorities;
+  bus->ProcessBatchWith([&](const Msg&, const mccc::MessageHeader& h) {
+    ids.push_back(h.msg_id);
+    priorities.push_back(h.priority);
+  });
+  EXPECT_EQ(FillUntilRefused(*bus, mccc::MessagePriority::LOW), 10U);
+  ASSERT_EQ(Errors::queue_full_ids.size(), 3U);
+  EXPECT_EQ(Errors::queue_full_ids[0], kFirstId + 10U);
+  EXPECT_EQ(Errors::queue_full_ids[1], kFirstId + 10U);
+  EXPECT_EQ(Errors::queue_full_ids[2], kFirstId + 10U + 29U);
+  ASSERT_EQ(ids.size(), 29U);
+  for (std::size_t i = 0U; i < ids.size(); ++i) {
+    EXPECT_EQ(ids[i], kFirstId + 10U + i);
+    EXPECT_EQ(priorities[i], i < 16U ? mccc::MessagePriority::HIGH : mccc::MessagePriority::MEDIUM);
+  }
+  EXPECT_EQ(Errors::Count(mccc::BusError::OVERFLOW_DETECTED), 0U);
 }
 
 }  // namespace

@@ -48,9 +48,13 @@ void LogError(mccc::BusError, uint64_t) {
 
 TEST(ErrorCallback, StateSetUpBeforeInstallingIsVisibleToTheProducer) {
   auto bus = std::make_unique<Bus>();
-  for (uint32_t i = 0U; i < Bus::Capacity(); ++i) {
-    static_cast<void>(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::kHigh));
+  // Filled to MEDIUM's limit, so that every MEDIUM publish below is refused (HIGH would go to
+  // the HIGH lane and leave the ring the producer publishes into with room).
+  uint32_t filled = 0U;
+  while (bus->Publish(Msg{filled}, 1U)) {
+    ++filled;
   }
+  ASSERT_EQ(filled, Bus::Admission::LimitFor(mccc::MessagePriority::kMedium));
   std::atomic<bool> started{false};
   std::atomic<bool> installed{false};
   uint64_t refusals = 0U;

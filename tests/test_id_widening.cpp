@@ -75,10 +75,21 @@ using Payload = std::variant<Msg>;
 struct Small32 : mccc::DefaultBusTraits {
   static constexpr uint32_t kQueueDepth = 16U;
   static constexpr uint32_t kBatchSize = 4U;
+  // No HIGH lane: one ring, whose 32-bit positions the refusing producer widens to the exact id
+  // of the position it observed.
+  static constexpr uint32_t kHighQueueDepth = 0U;
   using Position = uint32_t;
 };
 struct Small64 : Small32 {
   using Position = uint64_t;
+};
+// With a HIGH lane the id is decided at delivery: a refusal reports the id the consumer gives
+// next as of its last finished batch, a delivered count the producer widens the same way.
+struct Small32HighLane : Small32 {
+  static constexpr uint32_t kHighQueueDepth = 16U;
+};
+struct Small64HighLane : Small64 {
+  static constexpr uint32_t kHighQueueDepth = 16U;
 };
 
 struct Reported {
@@ -110,6 +121,28 @@ struct MoveConsumerOn {
   }
 };
 
+// Fills a bus started at `start` to LOW's limit, then refuses one LOW message while the
+// reject hook lets the consumer dispatch `extra` messages, and returns the id the refusal reported.
+template <typename Bus>
+uint64_t IdReportedByADelayedRefusal(uint64_t start, uint64_t first_id, uint32_t extra) {
+  using Position = typename Bus::Position;
+  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::LOW);
+  auto bus = std::make_unique<Bus>(static_cast<Position>(start), first_id);
+  bus->SetErrorCallback(&Reported::Record);
+  Reported::queue_full_ids.clear();
+  for (uint32_t i = 0U; i < low_limit; ++i) {
+    EXPECT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::LOW));
+  }
+  MoveConsumerOn<Bus> mover{bus.get(), extra};
+  bus->SetBeforeRejectReportHook(&MoveConsumerOn<Bus>::Run, &mover);
+  EXPECT_FALSE(bus->PublishWithPriority(Msg{99U}, 1U, mccc::MessagePriority::LOW));
+  EXPECT_EQ(Reported::queue_full_ids.size(), 1U);
+  return Reported::queue_full_ids.empty() ? 0U : Reported::queue_full_ids[0];
+}
+
+// Starts just below a 32-bit wrap, at a half-lap boundary and at zero.
+constexpr uint64_t kDelayedRefusalStarts[] = {kTwoTo32 - 5U, kTwoTo31 - 3U, 0U};
+
 template <typename Traits>
 class DelayedRefusal : public ::testing::Test {};
 using Widths = ::testing::Types<Small32, Small64>;
@@ -117,25 +150,33 @@ TYPED_TEST_SUITE(DelayedRefusal, Widths);
 
 TYPED_TEST(DelayedRefusal, ReportsTheIdOfTheObservedTail) {
   using Bus = mccc::AsyncBus<Payload, TypeParam>;
-  using Position = typename Bus::Position;
   const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::LOW);
-  // Starts just below a 32-bit wrap, at a half-lap boundary and at zero.
-  const uint64_t starts[] = {kTwoTo32 - 5U, kTwoTo31 - 3U, 0U};
-  for (const uint64_t start : starts) {
+  for (const uint64_t start : kDelayedRefusalStarts) {
     for (const uint32_t extra : {1U, 3U, 40U}) {
       const uint64_t first_id = (uint64_t{7} << 40U) + start;
-      auto bus = std::make_unique<Bus>(static_cast<Position>(start), first_id);
-      bus->SetErrorCallback(&Reported::Record);
-      Reported::queue_full_ids.clear();
-      for (uint32_t i = 0U; i < low_limit; ++i) {
-        ASSERT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::LOW));
-      }
-      MoveConsumerOn<Bus> mover{bus.get(), extra};
-      bus->SetBeforeRejectReportHook(&MoveConsumerOn<Bus>::Run, &mover);
-      EXPECT_FALSE(bus->PublishWithPriority(Msg{99U}, 1U, mccc::MessagePriority::LOW));
-      ASSERT_EQ(Reported::queue_full_ids.size(), 1U);
       // The refused message observed the tail right after the low_limit admitted ones.
-      EXPECT_EQ(Reported::queue_full_ids[0], first_id + low_limit)
+      EXPECT_EQ(IdReportedByADelayedRefusal<Bus>(start, first_id, extra), first_id + low_limit)
+          << "start " << start << " extra " << extra;
+    }
+  }
+}
+
+// The same delay with a HIGH lane: the report is read after the consumer moved on, so it carries
+// the id the consumer gives next by then (every earlier id was delivered before the report).
+template <typename Traits>
+class DelayedRefusalWithHighLane : public ::testing::Test {};
+using HighLaneWidths = ::testing::Types<Small32HighLane, Small64HighLane>;
+TYPED_TEST_SUITE(DelayedRefusalWithHighLane, HighLaneWidths);
+
+TYPED_TEST(DelayedRefusalWithHighLane, ReportsTheConsumersNextIdAfterTheDelay) {
+  using Bus = mccc::AsyncBus<Payload, TypeParam>;
+  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::LOW);
+  for (const uint64_t start : kDelayedRefusalStarts) {
+    for (const uint32_t extra : {1U, 3U, 40U}) {
+      const uint64_t first_id = (uint64_t{7} << 40U) + start;
+      // Delivered by then: the low_limit LOW messages and the mover's `extra` HIGH ones.
+      EXPECT_EQ(IdReportedByADelayedRefusal<Bus>(start, first_id, extra),
+                first_id + low_limit + extra)
           << "start " << start << " extra " << extra;
     }
   }
@@ -163,6 +204,45 @@ TEST(IdWidening, RefusalInsideTheConsumersBatchCompletes) {
   EXPECT_EQ(bus->ProcessBatch(), Small32::kBatchSize);
   ASSERT_EQ(Reported::queue_full_ids.size(), 1U);
   EXPECT_EQ(Reported::queue_full_ids[0], 50U + high_limit);
+}
+
+// The same with a HIGH lane, the delivered count just below a 32-bit wrap: the refusal reports
+// the consumer's next id as of its last finished batch (none yet: the first id); a HIGH message
+// published by the callback is dispatched before the batch's next MEDIUM one.
+TEST(IdWidening, HighLaneRefusalInsideTheConsumersBatchCompletes) {
+  using Bus = mccc::AsyncBus<Payload, Small32HighLane>;
+  auto bus = std::make_unique<Bus>(static_cast<uint32_t>(kTwoTo32 - 2U), 50U);
+  bus->SetErrorCallback(&Reported::Record);
+  Reported::queue_full_ids.clear();
+  const uint32_t medium_limit = Bus::Admission::LimitFor(mccc::MessagePriority::MEDIUM);
+  for (uint32_t i = 0U; i < medium_limit; ++i) {
+    ASSERT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::MEDIUM));
+  }
+  uint32_t calls = 0U;
+  std::vector<uint64_t> ids;
+  std::vector<uint32_t> seqs;
+  static_cast<void>(bus->Subscribe<Msg>([&](const Msg& m, const mccc::MessageHeader& h) {
+    ids.push_back(h.msg_id);
+    seqs.push_back(m.seq);
+    if (calls++ == 1U) {
+      // The normal ring is still above the LOW limit: refused. HIGH goes to its lane.
+      EXPECT_FALSE(bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::LOW));
+      EXPECT_TRUE(bus->PublishFast(Msg{1000U}, 9U, 0U, mccc::MessagePriority::HIGH));
+    }
+  }));
+  EXPECT_EQ(bus->ProcessBatch(), Small32::kBatchSize + 1U);
+  ASSERT_EQ(Reported::queue_full_ids.size(), 1U);
+  EXPECT_EQ(Reported::queue_full_ids[0], 50U);
+  EXPECT_EQ(ids, (std::vector<uint64_t>{50U, 51U, 52U, 53U, 54U}));
+  EXPECT_EQ(seqs, (std::vector<uint32_t>{0U, 1U, 1000U, 2U, 3U}));
+  // After the batch: the next id is 55, widened across the wrap of the 32-bit delivered count.
+  uint32_t refilled = 0U;
+  while (bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::MEDIUM)) {
+    ++refilled;
+  }
+  EXPECT_EQ(refilled, 4U) << "9 queued, MEDIUM admitted below 13";
+  ASSERT_EQ(Reported::queue_full_ids.size(), 2U);
+  EXPECT_EQ(Reported::queue_full_ids[1], 55U);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -60,7 +60,14 @@ struct Msg {
   uint32_t seq;
 };
 using Payload = std::variant<Msg>;
-using BigBus = mccc::AsyncBus<Payload>;  // default traits: 131,072 slots
+// Default depth (131,072 slots) without a HIGH lane: HIGH shares the one ring and is admitted
+// below 99 % of it, in FIFO order with the rest (the shared ring's own admission).
+struct SharedRingTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+using BigBus = mccc::AsyncBus<Payload, SharedRingTraits>;
+// The default traits: HIGH travels in a lane of its own (1,024 slots).
+using DefaultBus = mccc::AsyncBus<Payload>;
 
 MessagePriority PriorityOf(uint32_t i) {
   switch (i % 5U) {  // 20% HIGH, 40% MEDIUM, 40% LOW
@@ -145,8 +152,80 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   EXPECT_EQ(bus->QueueDepth(), 0U);
 }
 
+// The same burst on the default bus: LOW and MEDIUM fill the normal ring exactly as above but
+// without HIGH among them, and HIGH fills its own lane, refused only once that lane is full.
+TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
+  ASSERT_EQ(DefaultBus::kQueueDepth, 131072U);
+  ASSERT_EQ(DefaultBus::kHighQueueDepth, 1024U);
+  auto bus = std::make_unique<DefaultBus>();
+  constexpr uint32_t kBurst = 150000U;
+  std::array<uint64_t, 3> admitted{};
+  std::array<uint64_t, 3> dropped{};
+  for (uint32_t i = 0; i < kBurst; ++i) {
+    const MessagePriority p = PriorityOf(i);
+    const auto k = static_cast<std::size_t>(p);
+    const uint32_t high_before = bus->HighQueueDepth();
+    const uint32_t normal_before = bus->QueueDepth() - high_before;
+    if (bus->PublishWithPriority(Msg{i}, 1U, p)) {
+      ++admitted[k];
+    } else {
+      ++dropped[k];
+      if (p == MessagePriority::HIGH) {
+        EXPECT_EQ(high_before, DefaultBus::kHighQueueDepth) << i;  // only a full lane refuses
+      } else {
+        EXPECT_GE(normal_before, DefaultBus::Admission::LimitFor(p)) << i;
+      }
+    }
+  }
+  const std::size_t kLow = 0U;
+  const std::size_t kMedium = 1U;
+  const std::size_t kHigh = 2U;
+  // Each group of five (HIGH, MEDIUM, LOW, MEDIUM, LOW) adds four messages to the normal ring:
+  // after 19,661 groups it holds 78,644 (LOW's limit); the remaining 10,339 groups add their two
+  // MEDIUM messages each, up to 99,322, below MEDIUM's limit of 104,858.
+  EXPECT_EQ(admitted[kHigh], 1024U);
+  EXPECT_EQ(dropped[kHigh], 30000U - 1024U);
+  EXPECT_EQ(admitted[kMedium], 60000U);
+  EXPECT_EQ(dropped[kMedium], 0U);
+  EXPECT_EQ(admitted[kLow], 39322U);
+  EXPECT_EQ(dropped[kLow], 20678U);
+  EXPECT_EQ(bus->HighQueueDepth(), 1024U);
+  EXPECT_EQ(bus->QueueDepth(), 99322U + 1024U);
+  const auto s = bus->GetStatistics();
+  EXPECT_EQ(s.high_priority_published, admitted[kHigh]);
+  EXPECT_EQ(s.medium_priority_published, admitted[kMedium]);
+  EXPECT_EQ(s.low_priority_published, admitted[kLow]);
+  EXPECT_EQ(s.high_priority_dropped, dropped[kHigh]);
+  EXPECT_EQ(s.medium_priority_dropped, 0U);
+  EXPECT_EQ(s.low_priority_dropped, dropped[kLow]);
+  // The fullest ring is the HIGH lane.
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::FULL);
+  EXPECT_EQ(bus->QueueUtilizationPercent(), 100U);
+
+  // Delivery: the 1,024 HIGH messages first, then the normal ring; each in publish order.
+  uint32_t delivered = 0U;
+  uint32_t last_seq = 0U;
+  bool ordered = true;
+  bool high_first = true;
+  while (bus->ProcessBatchWith([&](const Msg& m, const mccc::MessageHeader& h) {
+    const bool is_high = h.priority == MessagePriority::HIGH;
+    high_first = high_first && is_high == (delivered < 1024U);
+    if (delivered != 0U && delivered != 1024U && m.seq <= last_seq) {
+      ordered = false;
+    }
+    last_seq = m.seq;
+    ++delivered;
+  }) != 0U) {
+  }
+  EXPECT_TRUE(high_first);
+  EXPECT_TRUE(ordered);
+  EXPECT_EQ(delivered, 99322U + 1024U);
+  EXPECT_EQ(bus->QueueDepth(), 0U);
+}
+
 struct Depth128Traits : mccc::DefaultBusTraits {
   static constexpr uint32_t kQueueDepth = 128U;
+  static constexpr uint32_t kHighQueueDepth = 0U;  // HIGH's 99 % limit is one of this ring's
 };
 
 TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {

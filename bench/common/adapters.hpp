@@ -156,40 +156,91 @@ struct SpscSteadyTraits : SpscTraits {
   using Clock = mccc::SteadyClock;  ///< See DefaultBusTraits.
 };
 
-/// @brief An mccc::AsyncBus driven through its public API.
+/// @brief Default traits with the HIGH lane off: HIGH messages share the one ring with the
+/// others and only admission favours them (the bus as it was before the HIGH lane).
+struct NoHighLaneTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kHighQueueDepth = 0U;  ///< See DefaultBusTraits.
+};
+
+/// @brief Producer lanes: four lanes of 131,072 slots. The lane depth is the capacity every
+/// other contender's queue gets (Options::capacity), and the publish-only run puts 100,000
+/// MEDIUM messages into one lane, which MEDIUM's 80 % threshold admits only from 125,000 slots.
+struct LanesTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kProducerLanes = 4U;   ///< See DefaultBusTraits.
+  static constexpr uint32_t kLaneDepth = 131072U;  ///< See above.
+};
+
+/// @brief An mccc::AsyncBus driven through its public API. A bus with producer lanes is
+/// published to through explicit handles (`AsyncBus::MakeProducer`), one per producer thread,
+/// made and warmed up in the constructor (every page of their lanes touched once, as every
+/// other contender's queue is at construction) and handed to the threads by MakeProducer(id).
 template <typename P, typename Sink, typename Traits, mccc::PerformanceMode kMode,
           Dispatch kDispatch, Stamp kStamp>
 class MccAdapter {
  public:
   using Payload = std::variant<P, Heartbeat, Command>;  ///< The bus payload.
   using Bus = mccc::AsyncBus<Payload, Traits>;          ///< The bus type.
-  static constexpr int kMaxProducers = Traits::kSingleProducer ? 1 : mccc_bench::kMaxProducers;
+  static constexpr bool kUsesHandles = Traits::kProducerLanes > 0U;
+  static constexpr int kMaxProducers = Traits::kSingleProducer ? 1
+                                       : kUsesHandles ? static_cast<int>(Traits::kProducerLanes)
+                                                      : mccc_bench::kMaxProducers;
   static constexpr bool kSynchronous = false;
   static constexpr std::size_t kPushBatch = kStamp == Stamp::kBatch ? kPushBatchSize : 0U;
 
-  MccAdapter(const Options&, Sink& sink) : bus_(std::make_unique<Bus>()), sink_(&sink) {
+  MccAdapter(const Options& options, Sink& sink) : bus_(std::make_unique<Bus>()), sink_(&sink) {
+    if constexpr (kUsesHandles) {
+      // Before any subscription, so the warm-up messages reach no sink.
+      bus_->SetPerformanceMode(mccc::PerformanceMode::BARE_METAL);  // admits up to a full lane
+      const P proto = Prototype<P>();
+      for (int id = 0; id < options.producers && id < kMaxProducers; ++id) {
+        handles_.push_back(bus_->MakeProducer());
+        valid_ = valid_ && handles_.back().HasOwnLane();
+        while (handles_.back().Publish(proto, 0U)) {
+        }
+        while (bus_->ProcessBatch() != 0U) {
+        }
+      }
+      bus_->ResetStatistics();
+    }
     bus_->SetPerformanceMode(kMode);
     if constexpr (kDispatch == Dispatch::kCallback) {
       Sink* s = sink_;
       const mccc::SubscriptionHandle handle =
           bus_->template Subscribe<P>([s](const P& m) { (*s)(m); });
-      valid_ = handle.IsValid();
+      valid_ = valid_ && handle.IsValid();
     }
   }
 
   struct Producer {
     uint32_t sender_id;
+    typename Bus::Producer* handle;  ///< Lanes: this producer's own; else null.
   };
   struct Consumer {};
 
-  Producer MakeProducer(int id) { return Producer{static_cast<uint32_t>(id) + 1U}; }
+  Producer MakeProducer(int id) {
+    typename Bus::Producer* handle = nullptr;
+    if constexpr (kUsesHandles) {
+      handle = &handles_[static_cast<std::size_t>(id)];
+    }
+    return Producer{static_cast<uint32_t>(id) + 1U, handle};
+  }
 
   MCCC_ALWAYS_INLINE std::size_t TryPushBatch(Producer& p, const P* m, std::size_t n) {
-    return bus_->PublishBatch(m, static_cast<uint32_t>(n), p.sender_id);
+    if constexpr (kUsesHandles) {
+      return p.handle->PublishBatch(m, static_cast<uint32_t>(n), p.sender_id);
+    } else {
+      return bus_->PublishBatch(m, static_cast<uint32_t>(n), p.sender_id);
+    }
   }
 
   MCCC_ALWAYS_INLINE bool TryPush(Producer& p, const P& m) {
-    if constexpr (kStamp != Stamp::kCallerTimestamp) {
+    if constexpr (kUsesHandles) {
+      if constexpr (kStamp != Stamp::kCallerTimestamp) {
+        return p.handle->Publish(m, p.sender_id);
+      } else {
+        return p.handle->PublishFast(m, p.sender_id, 0U);
+      }
+    } else if constexpr (kStamp != Stamp::kCallerTimestamp) {
       return bus_->Publish(m, p.sender_id);
     } else {
       return bus_->PublishFast(m, p.sender_id, 0U);
@@ -212,13 +263,14 @@ class MccAdapter {
 
   /// @brief The bus (statistics, modes).
   Bus& bus() { return *bus_; }
-  /// @brief False if the subscription was refused.
+  /// @brief False if the subscription was refused, or a producer handle got no lane of its own.
   bool valid() const { return valid_; }
 
  private:
   std::unique_ptr<Bus> bus_;
   Sink* sink_;
   bool valid_ = true;
+  std::vector<typename Bus::Producer> handles_;  // producer lanes only
 };
 
 /// @brief Family wrapper for MccAdapter.
@@ -402,8 +454,19 @@ struct LatencyOutcome {
   bool skipped = false;  ///< Not supported.
 };
 
-/// @brief E2E throughput: `producers` threads (core 0) push `messages` in total, retrying while
-/// not admitted; the consumer (core 1) polls until all arrived. Returns messages per second.
+/// @brief `adapter.valid()` where an adapter declares it (its set-up succeeded), else true.
+template <typename Adapter>
+auto AdapterValid(const Adapter& adapter, int) -> decltype(adapter.valid()) {
+  return adapter.valid();
+}
+/// @brief See the overload above.
+template <typename Adapter>
+bool AdapterValid(const Adapter& /*adapter*/, long) {
+  return true;
+}
+
+/// @brief E2E throughput: `producers` threads (see ProducerCore) push `messages` in total, retrying
+/// while not admitted; the consumer (core 1) polls until all arrived. Returns messages per second.
 template <typename Family, typename P>
 Outcome RunE2E(uint64_t messages, int producers, bool* pinned) {
   using Adapter = typename Family::template Type<P, SeqSink>;
@@ -457,7 +520,7 @@ Outcome RunE2E(uint64_t messages, int producers, bool* pinned) {
         },
         [&]() { ConsumeUntil(*q, *sink, total); }, pinned);
   }
-  out.valid = sink->count == total && sink->errors == 0U;
+  out.valid = sink->count == total && sink->errors == 0U && AdapterValid(*q, 0);
   out.value = seconds > 0.0 ? static_cast<double>(total) / seconds : 0.0;
   return out;
 }
@@ -546,7 +609,8 @@ Outcome RunPublishOnly(uint64_t messages, bool* pinned) {
         },
         pinned);
     out.value = ns;
-    out.valid = refused == 0U && sink->count == 2U * messages && sink->errors == 0U;
+    out.valid =
+        refused == 0U && sink->count == 2U * messages && sink->errors == 0U && AdapterValid(*q, 0);
     return out;
   }
 }
@@ -599,7 +663,7 @@ LatencyOutcome RunLatency(uint64_t warmup, uint64_t samples, bool* pinned) {
     out.p95 = Percentile(ns, 0.95);
     out.p99 = Percentile(ns, 0.99);
     out.max = ns.empty() ? 0.0 : ns.back();
-    out.valid = sink->count == total && sink->errors == 0U;
+    out.valid = sink->count == total && sink->errors == 0U && AdapterValid(*q, 0);
     return out;
   }
 }

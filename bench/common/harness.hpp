@@ -199,7 +199,23 @@ struct alignas(64) LatencySink : SeqSink {
   }
 };
 
-/// @brief Runs `producers` producer threads (all pinned to kProducerCore) and one consumer thread
+/// @brief The core producer `id` of `producers` runs on: core 0, then the cores after the
+/// consumer's (2, 3, ...) while the machine has one per producer besides the consumer's; when it
+/// has not (Oversubscribed), every producer shares core 0 and the scheduler time-slices them.
+inline int ProducerCore(int id, int producers) {
+  if (id == 0 || producers + 1 > CoreCount()) {
+    return kProducerCore;
+  }
+  return id + 1;
+}
+
+/// @brief True when `producers` producer threads and the consumer need more cores than the
+/// machine has (reports mark such rows: they measure time-slicing as much as the queue).
+inline bool Oversubscribed(int producers) {
+  return producers + 1 > CoreCount();
+}
+
+/// @brief Runs `producers` producer threads (pinned by ProducerCore) and one consumer thread
 /// (pinned to kConsumerCore). All wait at a spin barrier; the clock starts when they are
 /// released and stops when the consumer body returns. Returns elapsed seconds.
 /// `producer_body(int id)` and `consumer_body()` run on their threads. `pinned` is set false if
@@ -226,7 +242,7 @@ double RunPinnedThreads(int producers, ProducerBody&& producer_body, ConsumerBod
   threads.reserve(static_cast<std::size_t>(producers));
   for (int id = 0; id < producers; ++id) {
     threads.emplace_back([&, id]() {
-      if (!PinThisThread(kProducerCore)) {
+      if (!PinThisThread(ProducerCore(id, producers))) {
         all_pinned.store(false);
       }
       ready.fetch_add(1);

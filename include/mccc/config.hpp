@@ -95,6 +95,28 @@
 #endif
 #endif
 
+/// Slots of the HIGH lane: a ring of its own for HIGH messages, dispatched before any queued
+/// LOW/MEDIUM message (power of two; 0 = HIGH shares the normal ring). Hosted default 1024: a burst
+/// of a thousand emergency messages fits while the consumer is inside one long callback, for
+/// under 1 % of the default ring's memory. Bare-metal default 16: a few slots of scarce RAM.
+#ifndef MCCC_HIGH_QUEUE_DEPTH
+#if MCCC_HOSTED
+#define MCCC_HIGH_QUEUE_DEPTH 1024U
+#else
+#define MCCC_HIGH_QUEUE_DEPTH 16U
+#endif
+#endif
+
+/// Producer lanes: rings of their own for the first N publishing threads (0 = one shared ring).
+#ifndef MCCC_PRODUCER_LANES
+#define MCCC_PRODUCER_LANES 0U
+#endif
+
+/// Slots of each producer lane (power of two).
+#ifndef MCCC_LANE_DEPTH
+#define MCCC_LANE_DEPTH 4096U
+#endif
+
 /// 1 = DefaultBusTraits timestamps with SteadyClock (a clock_gettime per publish) even on x86,
 /// where the default is TscClock (steady_clock's time line read from the cycle counter).
 #ifndef MCCC_DEFAULT_CLOCK_STEADY
@@ -199,6 +221,9 @@
   ",callbacks=" MCCC_DETAIL_STRINGIFY(MCCC_MAX_CALLBACKS_PER_TYPE)                   \
   ",component_subscriptions=" MCCC_DETAIL_STRINGIFY(MCCC_MAX_SUBSCRIPTIONS_PER_COMPONENT) \
   ",batch=" MCCC_DETAIL_STRINGIFY(MCCC_BATCH_SIZE)                                   \
+  ",high_depth=" MCCC_DETAIL_STRINGIFY(MCCC_HIGH_QUEUE_DEPTH)                        \
+  ",lanes=" MCCC_DETAIL_STRINGIFY(MCCC_PRODUCER_LANES)                               \
+  ",lane_depth=" MCCC_DETAIL_STRINGIFY(MCCC_LANE_DEPTH)                              \
   ",callback_bytes=" MCCC_DETAIL_STRINGIFY(MCCC_CALLBACK_STORAGE_BYTES)              \
   ",line=" MCCC_DETAIL_STRINGIFY(MCCC_CACHELINE_SIZE)                                \
   ",single_producer=" MCCC_DETAIL_STRINGIFY(MCCC_SINGLE_PRODUCER)                    \

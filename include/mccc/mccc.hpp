@@ -21,6 +21,7 @@
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
+#include "mccc/ring/producer_lane.hpp"
 #include "mccc/statistics/bus_statistics.hpp"
 #include "mccc/wakeup/consumer_parking.hpp"
 

@@ -78,6 +78,22 @@ struct DefaultBusTraits {
   /// that unsubscribe while other cores run time-critical threads.
   static constexpr bool kAsymmetricFence = MCCC_ASYMMETRIC_FENCE != 0;
 
+  /// Slots of the HIGH lane (power of two; 0 = HIGH messages share the normal ring and only
+  /// admission favours them). With a HIGH lane, a HIGH message is dispatched before every
+  /// LOW/MEDIUM message still queued, and only a full HIGH lane refuses it. Costs
+  /// kHighQueueDepth envelope slots.
+  static constexpr uint32_t kHighQueueDepth = MCCC_HIGH_QUEUE_DEPTH;
+
+  /// Producer lanes (0 = every producer shares one ring with exact global admission). N > 0: the
+  /// first N producer identities of the process (threads, or handles from MakeProducer) each own
+  /// a lane of kLaneDepth slots, published with plain stores, admitted against that lane only;
+  /// other producers share the ring of kQueueDepth slots. Needs a hosted multi-core,
+  /// multi-producer bus with at least N statistics shards.
+  static constexpr uint32_t kProducerLanes = MCCC_PRODUCER_LANES;
+
+  /// Slots of each producer lane (power of two). A lane's slot is exactly one envelope.
+  static constexpr uint32_t kLaneDepth = MCCC_LANE_DEPTH;
+
   /// Source of MessageHeader::timestamp_us (one read per publish; none for PublishFast).
   using Clock = DefaultClock;
 

@@ -297,6 +297,10 @@ int RunExport(const Arguments& args) {
   PeerErrors::Reset();
   auto bus = std::make_unique<bridge_test::Bus>();
   bus->SetErrorCallback(&PeerErrors::Callback);
+  // The exporter reports a refusal with the message's msg_id: which priority that id had.
+  bridge_test::DeliveredPriorities<bridge_test::Bus, bridge_test::Telemetry,
+                                   bridge_test::EmergencyStop>
+      delivered_priorities(*bus);
   mccc::bridge::ZmqContext context;
   mccc::bridge::ExporterOptions options;
   options.endpoints = Endpoints(args, "high", "normal");
@@ -327,7 +331,7 @@ int RunExport(const Arguments& args) {
   const uint64_t blocked_messages = args.Number("blocked-messages", 0U);
   const uint64_t pace_us = args.Number("pace-us", 0U);  // after every `burst` messages
   const uint64_t burst = std::max<uint64_t>(args.Number("burst", 1U), 1U);
-  std::vector<MessagePriority> admitted;  // msg_id k is admitted[k - 1] (one producer)
+  std::vector<MessagePriority> admitted;
   std::array<uint64_t, 3> published{};
   uint64_t high_index = 0U;
   bool backlog_taken = true;
@@ -390,13 +394,19 @@ int RunExport(const Arguments& args) {
   exporter.Stop();  // returns once the importer confirmed both ends of stream (or 30 s passed)
   const auto s = exporter.GetStatistics();
   std::array<uint64_t, 3> refused_by_id{};
-  for (std::size_t id = 1U; id <= admitted.size() && id < PeerErrors::kMaxIds; ++id) {
-    refused_by_id[static_cast<std::size_t>(admitted[id - 1U])] += PeerErrors::RefusedIds()[id];
+  if (delivered_priorities.Consecutive() && delivered_priorities.Count() == admitted.size()) {
+    for (std::size_t id = 1U; id <= admitted.size() && id < PeerErrors::kMaxIds; ++id) {
+      refused_by_id[static_cast<std::size_t>(delivered_priorities.Of(id))] +=
+          PeerErrors::RefusedIds()[id];
+    }
   }
   PrintArray("published", published);
   PrintArray("sent", s.sent);
   PrintArray("refused", s.refused);
   PrintArray("refused_reported", refused_by_id);
+  Print("ids_consecutive",
+        delivered_priorities.Consecutive() && delivered_priorities.Count() == admitted.size() ? 1U
+                                                                                              : 0U);
   Print("err_send_refused", PeerErrors::Of(BusError::kBridgeSendRefused));
   Print("transmitted_normal", s.transmitted[0]);
   Print("transmitted_high", s.transmitted[1]);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Helpers of the bridge tests: a consumer thread for a bus, waiting for a condition with a time
-// limit, and error-callback counters per bus role.
+// limit, error-callback counters per bus role, and the priority of every msg_id a bus delivered.
 #ifndef MCCC_TESTS_BRIDGE_BRIDGE_TEST_SUPPORT_HPP_
 #define MCCC_TESTS_BRIDGE_BRIDGE_TEST_SUPPORT_HPP_
 
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <thread>
+#include <vector>
 
 #include "mccc/message.hpp"
 
@@ -92,6 +93,37 @@ struct ErrorCounts {
   static uint64_t Of(mccc::BusError error) {
     return Counts()[static_cast<std::size_t>(error)].load();
   }
+};
+
+/// The priority of every message `bus` delivers, by msg_id, recorded by subscriptions to `Types`
+/// on the bus's consumer thread: ids follow delivery order, and a HIGH message overtakes queued
+/// LOW/MEDIUM ones, so the publish order does not tell which priority an id had. Create it
+/// before anything is published; read it after the consumer thread ended.
+template <typename BusType, typename... Types>
+class DeliveredPriorities {
+ public:
+  explicit DeliveredPriorities(BusType& bus) { (Subscribe<Types>(bus), ...); }
+
+  /// Messages recorded (ids 1..Count()).
+  std::size_t Count() const { return priorities_.size() - 1U; }
+  /// True when the ids arrived as 1, 2, 3, ... (else Of() is meaningless).
+  bool Consecutive() const { return consecutive_; }
+  mccc::MessagePriority Of(uint64_t msg_id) const {
+    return priorities_[static_cast<std::size_t>(msg_id)];
+  }
+
+ private:
+  template <typename T>
+  void Subscribe(BusType& bus) {
+    bus.template Subscribe<T>([this](const T&, const mccc::MessageHeader& h) { Record(h); });
+  }
+  void Record(const mccc::MessageHeader& h) {
+    consecutive_ = consecutive_ && h.msg_id == priorities_.size();
+    priorities_.push_back(h.priority);
+  }
+
+  std::vector<mccc::MessagePriority> priorities_{mccc::MessagePriority::kMedium};  // no id 0
+  bool consecutive_ = true;
 };
 
 }  // namespace bridge_test

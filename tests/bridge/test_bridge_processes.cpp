@@ -232,8 +232,8 @@ TEST_P(BridgeProcesses, HighExactlyOnceUnderLowFloodRefusalsCountedOnBothSides) 
   link = Link{exporter.Text("endpoint_high"), exporter.Text("endpoint_normal")};
   // The importer's controller blocks in its first LOW callback until its bus refused LOW: the
   // importer keeps taking frames meanwhile and counts the refusals. Its bus keeps room for every
-  // HIGH message (8192 slots: LOW and MEDIUM never take more than 80 %, HIGH is admitted below
-  // 99 %, and 500 HIGH messages fit in the difference).
+  // HIGH message (HIGH travels in a lane of its own, 1024 slots, which LOW and MEDIUM never fill,
+  // and 500 HIGH messages fit in it).
   Peer importer(Args({"import", "--mode", "connect", "--hold-controller", "--hwm", "64"}, link));
   ASSERT_TRUE(importer.WaitForKey("importer_refused", kRunMs)) << importer.Output();
   ASSERT_TRUE(exporter.Tell("stop"));
@@ -243,6 +243,9 @@ TEST_P(BridgeProcesses, HighExactlyOnceUnderLowFloodRefusalsCountedOnBothSides) 
   SCOPED_TRACE(importer.Output());
 
   EXPECT_EQ(exporter.Number("backlog_taken"), 1U);
+  // The exporter's bus delivered every admitted message once, ids 1, 2, 3, ...: its refusals
+  // can be told apart by the priority of their ids.
+  EXPECT_EQ(exporter.Number("ids_consecutive"), 1U);
   EXPECT_EQ(importer.Number("held_until_refusal"), 1U);
   for (std::size_t p = 0U; p < 3U; ++p) {
     SCOPED_TRACE(p);

@@ -2,6 +2,9 @@
 // The original MCCC's names reached through <mccc/mccc.hpp>, used the way its users use them:
 // the process-wide bus of a payload (Instance()), drained before each test, and the bus's
 // upper-case constants. docs/migrating.md explains each name and each difference.
+// Built twice: with the default HIGH lane (compat_original_api) and with MCCC_HIGH_QUEUE_DEPTH=0
+// (compat_original_semantics), the one macro that restores the original's single FIFO in which
+// HIGH is admitted up to HIGH_PRIORITY_THRESHOLD.
 #include <mccc/mccc.hpp>
 
 #include <gtest/gtest.h>
@@ -30,10 +33,10 @@ void Drain(Bus& bus) {
   }
 }
 
-// Publishes HIGH messages until the queue holds `depth` messages; true when it got there.
-bool FillWithHighTo(Bus& bus, uint32_t depth) {
+// Publishes MEDIUM messages until the queue holds `depth` messages; true when it got there.
+bool FillTo(Bus& bus, uint32_t depth) {
   while (bus.QueueDepth() < depth) {
-    if (!bus.PublishWithPriority(Sample{bus.QueueDepth()}, 1U, mccc::MessagePriority::HIGH)) {
+    if (!bus.PublishWithPriority(Sample{bus.QueueDepth()}, 1U, mccc::MessagePriority::MEDIUM)) {
       return false;
     }
   }
@@ -116,23 +119,33 @@ TEST(OriginalBusNames, ThresholdsAreWhereAdmissionStops) {
     }
   });
 
-  // LOW: admitted up to LOW_PRIORITY_THRESHOLD messages, refused at it.
-  ASSERT_TRUE(FillWithHighTo(bus, Bus::LOW_PRIORITY_THRESHOLD - 1U));
+  // LOW: admitted up to LOW_PRIORITY_THRESHOLD messages, refused at it (MEDIUM fills below it).
+  ASSERT_TRUE(FillTo(bus, Bus::LOW_PRIORITY_THRESHOLD - 1U));
   EXPECT_EQ(PublishUntilRefused(bus, mccc::MessagePriority::LOW), 1U);
   EXPECT_EQ(bus.QueueDepth(), Bus::LOW_PRIORITY_THRESHOLD);
-  // MEDIUM, then HIGH, fill exactly up to their own thresholds.
+  // MEDIUM fills exactly up to its own threshold.
   EXPECT_EQ(PublishUntilRefused(bus, mccc::MessagePriority::MEDIUM),
             Bus::MEDIUM_PRIORITY_THRESHOLD - Bus::LOW_PRIORITY_THRESHOLD);
-  EXPECT_EQ(PublishUntilRefused(bus, mccc::MessagePriority::HIGH),
-            Bus::HIGH_PRIORITY_THRESHOLD - Bus::MEDIUM_PRIORITY_THRESHOLD);
-  EXPECT_EQ(bus.QueueDepth(), Bus::HIGH_PRIORITY_THRESHOLD);
+  uint32_t queued = Bus::MEDIUM_PRIORITY_THRESHOLD;
+  if constexpr (Bus::kHighQueueDepth == 0U) {
+    // The original's semantics: HIGH shares the queue and fills it up to its threshold.
+    EXPECT_EQ(PublishUntilRefused(bus, mccc::MessagePriority::HIGH),
+              Bus::HIGH_PRIORITY_THRESHOLD - Bus::MEDIUM_PRIORITY_THRESHOLD);
+    queued = Bus::HIGH_PRIORITY_THRESHOLD;
+  } else {
+    // The default: HIGH travels in a lane of its own, whatever the queue's occupancy, and is
+    // refused only when that lane is full (HIGH_PRIORITY_THRESHOLD does not apply to it).
+    EXPECT_EQ(PublishUntilRefused(bus, mccc::MessagePriority::HIGH), Bus::kHighQueueDepth);
+    queued += Bus::kHighQueueDepth;
+  }
+  EXPECT_EQ(bus.QueueDepth(), queued);
 
   const mccc::BusStatisticsSnapshot stats = bus.GetStatistics();
   EXPECT_EQ(stats.low_priority_dropped, 1U);
   EXPECT_EQ(stats.medium_priority_dropped, 1U);
   EXPECT_EQ(stats.high_priority_dropped, 1U);
   EXPECT_EQ(stats.messages_dropped, 3U);
-  EXPECT_EQ(stats.messages_published, Bus::HIGH_PRIORITY_THRESHOLD);
+  EXPECT_EQ(stats.messages_published, queued);
   EXPECT_EQ(g_queue_full_reports.load(), 3U);
 
   bus.SetErrorCallback(nullptr);
@@ -143,17 +156,17 @@ TEST(OriginalBusNames, ThresholdsAreWhereAdmissionStops) {
 TEST(OriginalBusNames, BackpressureLevelsBeginAtTheirThresholds) {
   auto& bus = Bus::Instance();
   Drain(bus);
-  bus.SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);  // fills up to the last slot
+  bus.SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);  // MEDIUM fills up to the last slot
 
-  ASSERT_TRUE(FillWithHighTo(bus, Bus::BACKPRESSURE_WARNING_THRESHOLD - 1U));
+  ASSERT_TRUE(FillTo(bus, Bus::BACKPRESSURE_WARNING_THRESHOLD - 1U));
   EXPECT_EQ(bus.GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
-  ASSERT_TRUE(FillWithHighTo(bus, Bus::BACKPRESSURE_WARNING_THRESHOLD));
+  ASSERT_TRUE(FillTo(bus, Bus::BACKPRESSURE_WARNING_THRESHOLD));
   EXPECT_EQ(bus.GetBackpressureLevel(), mccc::BackpressureLevel::WARNING);
-  ASSERT_TRUE(FillWithHighTo(bus, Bus::BACKPRESSURE_CRITICAL_THRESHOLD - 1U));
+  ASSERT_TRUE(FillTo(bus, Bus::BACKPRESSURE_CRITICAL_THRESHOLD - 1U));
   EXPECT_EQ(bus.GetBackpressureLevel(), mccc::BackpressureLevel::WARNING);
-  ASSERT_TRUE(FillWithHighTo(bus, Bus::BACKPRESSURE_CRITICAL_THRESHOLD));
+  ASSERT_TRUE(FillTo(bus, Bus::BACKPRESSURE_CRITICAL_THRESHOLD));
   EXPECT_EQ(bus.GetBackpressureLevel(), mccc::BackpressureLevel::CRITICAL);
-  ASSERT_TRUE(FillWithHighTo(bus, Bus::MAX_QUEUE_DEPTH));
+  ASSERT_TRUE(FillTo(bus, Bus::MAX_QUEUE_DEPTH));
   EXPECT_EQ(bus.GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
   EXPECT_EQ(bus.QueueUtilizationPercent(), 100U);
   EXPECT_FALSE(bus.Publish(Sample{0U}, 1U));

@@ -10,8 +10,15 @@
 // - a FIFO of published messages; admission of priority P while occupancy * 100 < P% * capacity
 //   (LOW 60, MEDIUM 80, HIGH 99); BARE_METAL admits while occupancy < capacity; a priority that
 //   is not an enumerator is refused with INVALID_MESSAGE; a refused rvalue is not moved from;
-// - ProcessBatch / ProcessBatchWith dispatch min(kBatchSize, queued) messages in FIFO order with
-//   msg_id = first id, first id + 1, ... (OVERFLOW_DETECTED when it wraps to 0);
+// - the capacity is the ring the publishing thread's LOW/MEDIUM messages go to: its producer lane
+//   (kLaneDepth) when the bus has lanes and the thread's identity owns one, else the shared ring;
+// - with a HIGH lane (kHighQueueDepth > 0) HIGH messages form a FIFO of their own, admitted while
+//   it holds fewer than kHighQueueDepth (every mode); a batch dispatches min(kBatchSize, HIGH
+//   queued) HIGH messages first and, unless HIGH messages are still queued after those, then
+//   min(kBatchSize, LOW/MEDIUM queued) from the other FIFO (no callback here publishes);
+// - ProcessBatch / ProcessBatchWith without a HIGH lane dispatch min(kBatchSize, queued) messages
+//   in FIFO order; msg_id = first id, first id + 1, ... in delivery order (OVERFLOW_DETECTED when
+//   it wraps to 0);
 // - per message, every subscriber of its type that is live when the message's dispatch starts
 //   and is not unsubscribed during it is called exactly once; a subscriber added during it is
 //   called at most once; nobody is called after its Unsubscribe returned. Callback ORDER is not
@@ -19,8 +26,11 @@
 // - a callback returning false or throwing = one PROCESSING_ERROR (with the message's id) and one
 //   processing_errors count; later callbacks and messages are still delivered;
 // - statistics only in FULL_FEATURED (per priority published/dropped, processed, errors),
-//   zeroed by ResetStatistics; the error callback never in BARE_METAL; QUEUE_FULL carries the id
-//   the refused message would have received (= the next admitted message's id);
+//   zeroed by ResetStatistics, and GetLaneStatistics of the thread's ring equal to them (one
+//   producer); the error callback never in BARE_METAL; QUEUE_FULL carries the id the refused
+//   message would have received (= the next admitted message's id) on a bus with one ring, and
+//   the id the consumer gives next (first id + delivered) when ids are given at delivery (a HIGH
+//   lane or producer lanes);
 // - Subscribe is refused at kMaxCallbacksPerType live subscribers of a type, or when the row's
 //   2 * kMaxCallbacksPerType entries are taken by live ones plus ones removed during the current
 //   ProcessBatch (subscription_table.hpp); Unsubscribe is true exactly once for a live handle of
@@ -29,12 +39,13 @@
 //   outside a batch, at the end of the batch from inside one) and never while it runs;
 // - payloads: intact on delivery, destroyed exactly once (a live-instance counter must equal the
 //   number of queued messages of that type after every operation and 0 after the bus is gone);
-// - QueueDepth, QueueUtilizationPercent, GetBackpressureLevel, GetPerformanceMode, Capacity.
+// - QueueDepth (all rings), HighQueueDepth, LaneQueueDepth, QueueUtilizationPercent and
+//   GetBackpressureLevel (the fuller ring of the two FIFOs), GetPerformanceMode, Capacity.
 //
 // Input format (every byte is meaningful; missing bytes read as 0):
-//   byte 0  configuration: ((b & 0x3F) % 6) selects the bus type (depth 8 or 128, MPSC or
-//   single-producer,
-//           64- or 32-bit positions; see RunInput), bit 6 = start the ring and msg_id just before
+//   byte 0  configuration: ((b & 0x3F) % 12) selects the bus type (depth 8 or 128, MPSC or
+//           single-producer, 64- or 32-bit positions, HIGH lane, producer lanes; see RunInput;
+//           types 0-5 have neither lane), bit 6 = start the ring and msg_id just before
 //           their wrap point (test-hook constructor), bit 7 = drain and recheck at the end
 //           (otherwise the bus is destroyed with messages still queued)
 //   byte 1  distance to the wrap point (with bit 6), byte 2 payload salt
@@ -52,6 +63,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <set>
@@ -296,6 +308,10 @@ class Harness {
   static constexpr uint64_t kBatch = Bus::kBatchSize;
   static constexpr uint32_t kPerType = Bus::TraitsType::kMaxCallbacksPerType;
   static constexpr uint32_t kMaxOps = 4096U;
+  static constexpr uint64_t kHighDepth = Bus::kHighQueueDepth;
+  static constexpr bool kHighLane = kHighDepth > 0U;
+  // Several rings: ids are given at delivery, and QUEUE_FULL reports the next one to deliver.
+  static constexpr bool kDeliveryOrderIds = kHighLane || Bus::LaneCount() > 0U;
 
   Harness(Input& in, bool near_wrap, uint8_t wrap_distance, bool drain_at_end)
       : in_(in), drain_at_end_(drain_at_end) {
@@ -308,6 +324,16 @@ class Harness {
     }
     foreign_ = std::make_unique<Bus>();
     g_events = &log_;
+    if constexpr (Bus::LaneCount() > 0U) {
+      // This thread publishes everything: its identity selects its ring for the whole input.
+      const uint32_t identity = mccc::detail::ThisThreadShard();
+      if (identity < Bus::LaneCount()) {
+        own_ring_ = identity;
+        normal_depth_ = Bus::kLaneDepth;
+      } else {
+        own_ring_ = Bus::LaneCount();
+      }
+    }
   }
 
   ~Harness() { g_events = nullptr; }
@@ -414,10 +440,12 @@ class Harness {
   /// Invariants that hold between any two operations.
   void AfterOperation() {
     FUZZ_CHECK(log_.empty(), "an event nobody explained");
-    FUZZ_CHECK_EQ(bus_->QueueDepth(), queue_.size(), "QueueDepth");
+    FUZZ_CHECK_EQ(bus_->QueueDepth(), Queued(), "QueueDepth");
     long queued_text = 0;
-    for (const ModelMessage& m : queue_) {
-      queued_text += m.type == 2U ? 1 : 0;
+    for (const std::deque<ModelMessage>* fifo : {&normal_, &high_}) {
+      for (const ModelMessage& m : *fifo) {
+        queued_text += m.type == 2U ? 1 : 0;
+      }
     }
     FUZZ_CHECK_EQ(g_live_text, queued_text, "live Text payloads != Text messages queued");
     FUZZ_CHECK_EQ(g_live_captures, live_total_ + foreign_live_,
@@ -473,11 +501,7 @@ class Harness {
     }
     uint32_t expected = 0U;
     if (valid) {
-      const uint64_t occupancy = queue_.size();
-      while (expected < count &&
-             (mode_ == PerformanceMode::BARE_METAL
-                  ? occupancy + expected < kDepth
-                  : (occupancy + expected) * 100U < kAdmitPercent[p] * kDepth)) {
+      while (expected < count && Admits(priority, expected)) {
         ++expected;
       }
     }
@@ -492,7 +516,8 @@ class Harness {
       return;
     }
     for (uint32_t i = 0U; i < admitted; ++i) {
-      queue_.push_back(ModelMessage{messages[i].seq, kIndexOf<T>, priority, sender, false, 0U});
+      FifoFor(priority).push_back(
+          ModelMessage{messages[i].seq, kIndexOf<T>, priority, sender, false, 0U});
     }
     admitted_total_ += admitted;
     if (mode_ == PerformanceMode::FULL_FEATURED) {
@@ -505,7 +530,7 @@ class Harness {
     if (refused_some && reporting) {
       FUZZ_CHECK(log_[0].kind == EventKind::kError && log_[0].error == BusError::QUEUE_FULL,
                  "batch refusal: wrong error");
-      FUZZ_CHECK_EQ(log_[0].id, first_id_ + admitted_total_,
+      FUZZ_CHECK_EQ(log_[0].id, WouldBeId(),
                     "batch QUEUE_FULL id is not the first refused message's would-be id");
     }
     log_.clear();
@@ -587,17 +612,11 @@ class Harness {
   void ExpectPublish(bool admitted, const ModelMessage& m) {
     const auto p = static_cast<std::size_t>(m.priority);
     const bool valid = p < mccc::kPriorityCount;
-    const uint64_t occupancy = queue_.size();
-    bool expected = false;
-    if (valid) {
-      expected = mode_ == PerformanceMode::BARE_METAL
-                     ? occupancy < kDepth
-                     : occupancy * 100U < kAdmitPercent[p] * kDepth;
-    }
+    const bool expected = valid && Admits(m.priority, 0U);
     FUZZ_CHECK_EQ(admitted, expected, "admission decision (occupancy in the model is queue size)");
     const bool reporting = Reporting();
     if (admitted) {
-      queue_.push_back(m);
+      FifoFor(m.priority).push_back(m);
       ++admitted_total_;
       if (mode_ == PerformanceMode::FULL_FEATURED) {
         ++stats_.published[p];
@@ -620,8 +639,7 @@ class Harness {
     if (reporting) {
       FUZZ_CHECK(log_[0].kind == EventKind::kError && log_[0].error == BusError::QUEUE_FULL,
                  "refusal: wrong error");
-      const uint64_t would_be_id = first_id_ + admitted_total_;
-      FUZZ_CHECK_EQ(log_[0].id, would_be_id,
+      FUZZ_CHECK_EQ(log_[0].id, WouldBeId(),
                     "QUEUE_FULL id is not the id the refused message would have received");
     }
     log_.clear();
@@ -629,11 +647,57 @@ class Harness {
 
   bool Reporting() const { return mode_ != PerformanceMode::BARE_METAL && error_callback_set_; }
 
+  static bool IsHighLane(MessagePriority priority) {
+    return kHighLane && priority == MessagePriority::HIGH;
+  }
+
+  std::deque<ModelMessage>& FifoFor(MessagePriority priority) {
+    return IsHighLane(priority) ? high_ : normal_;
+  }
+
+  uint64_t Queued() const { return normal_.size() + high_.size(); }
+
+  /// Would a publish of (valid) `priority` be admitted with `extra` more messages in its ring?
+  bool Admits(MessagePriority priority, uint64_t extra) const {
+    if (IsHighLane(priority)) {
+      return high_.size() + extra < kHighDepth;  // the HIGH lane: while it has room, every mode
+    }
+    const uint64_t occupancy = normal_.size() + extra;
+    const auto p = static_cast<std::size_t>(priority);
+    return mode_ == PerformanceMode::BARE_METAL
+               ? occupancy < normal_depth_
+               : occupancy * 100U < kAdmitPercent[p] * normal_depth_;
+  }
+
+  /// The msg_id a QUEUE_FULL report carries now.
+  uint64_t WouldBeId() const {
+    return first_id_ + (kDeliveryOrderIds ? delivered_total_ : admitted_total_);
+  }
+
+  /// Moves the messages the next batch dispatches, in delivery order, into batch_.
+  uint64_t PlanBatch() {
+    batch_.clear();
+    const uint64_t high = std::min<uint64_t>(kBatch, high_.size());
+    for (uint64_t i = 0U; i < high; ++i) {
+      batch_.push_back(high_.front());
+      high_.pop_front();
+    }
+    // A HIGH flood that used up the batch's HIGH share ends the batch (HIGH still queued).
+    if (!(high == kBatch && !high_.empty())) {
+      const uint64_t normal = std::min<uint64_t>(kBatch, normal_.size());
+      for (uint64_t i = 0U; i < normal; ++i) {
+        batch_.push_back(normal_.front());
+        normal_.pop_front();
+      }
+    }
+    return batch_.size();
+  }
+
   // ---- consuming -------------------------------------------------------------------------------
 
   void ProcessBatchChecked() {
     const std::vector<uint8_t> live_at_start = LiveFlags();
-    const uint64_t expected = std::min<uint64_t>(kBatch, queue_.size());
+    const uint64_t expected = PlanBatch();
     phase_ = Phase::kProcessBatch;
     const uint32_t n = bus_->ProcessBatch();
     phase_ = Phase::kIdle;
@@ -645,7 +709,7 @@ class Harness {
 
   void ProcessBatchWithChecked(uint8_t config) {
     const std::vector<uint8_t> live_at_start = LiveFlags();
-    const uint64_t expected = std::min<uint64_t>(kBatch, queue_.size());
+    const uint64_t expected = PlanBatch();
     visitor_config_ = config;
     phase_ = Phase::kProcessBatchWith;
     const uint32_t n = bus_->ProcessBatchWith(Visitor{this});
@@ -656,7 +720,7 @@ class Harness {
 
   void Drain(uint8_t pattern) {
     for (uint32_t round = 0U; round < 4U * kDepth + 4U; ++round) {
-      if (queue_.empty()) {
+      if (Queued() == 0U) {
         break;
       }
       if (((static_cast<uint32_t>(pattern) >> (round % 8U)) & 1U) != 0U) {
@@ -670,18 +734,17 @@ class Harness {
     FUZZ_CHECK(log_.empty(), "events from an empty ProcessBatch");
   }
 
-  /// Matches the events recorded during one ProcessBatch(With) against the model's next `n`
-  /// messages. Events belong to a message by its seq (calls, visits, subscription changes made
-  /// inside them) or its id (error reports).
+  /// Matches the events recorded during one ProcessBatch(With) against the `n` messages
+  /// PlanBatch chose. Events belong to a message by its seq (calls, visits, subscription changes
+  /// made inside them) or its id (error reports).
   void Replay(uint32_t n, const std::vector<uint8_t>& live_at_start, bool visitor) {
     std::vector<uint8_t> live = live_at_start;
     live.resize(subs_.size(), 0U);
     std::size_t cursor = 0U;
     const bool reporting = Reporting();
     for (uint32_t k = 0U; k < n; ++k) {
-      FUZZ_CHECK(!queue_.empty(), "dispatched more messages than were queued");
-      const ModelMessage m = queue_.front();
-      queue_.pop_front();
+      FUZZ_CHECK(k < batch_.size(), "dispatched more messages than were queued");
+      const ModelMessage m = batch_[k];
       const uint64_t id = first_id_ + delivered_total_;
       ++delivered_total_;
       std::vector<uint8_t> at_start(subs_.size(), 0U);
@@ -1113,24 +1176,57 @@ class Harness {
                   "messages_dropped");
     FUZZ_CHECK_EQ(s.messages_processed, stats_.processed, "messages_processed");
     FUZZ_CHECK_EQ(s.processing_errors, stats_.errors, "processing_errors");
+    // One producer: its ring's statistics are the bus's (HIGH included), the others' are 0.
+    for (uint32_t ring = 0U; ring <= Bus::LaneCount() + 1U; ++ring) {
+      const mccc::BusStatisticsSnapshot lane = bus_->GetLaneStatistics(ring);
+      const bool own = ring == own_ring_;
+      FUZZ_CHECK_EQ(lane.low_priority_published, own ? s.low_priority_published : 0U,
+                    "GetLaneStatistics low_priority_published");
+      FUZZ_CHECK_EQ(lane.medium_priority_published, own ? s.medium_priority_published : 0U,
+                    "GetLaneStatistics medium_priority_published");
+      FUZZ_CHECK_EQ(lane.high_priority_published, own ? s.high_priority_published : 0U,
+                    "GetLaneStatistics high_priority_published");
+      FUZZ_CHECK_EQ(lane.messages_dropped, own ? s.messages_dropped : 0U,
+                    "GetLaneStatistics messages_dropped");
+      FUZZ_CHECK_EQ(lane.messages_processed, 0U, "GetLaneStatistics messages_processed");
+    }
+  }
+
+  static BackpressureLevel LevelOf(uint64_t occupancy, uint64_t capacity) {
+    if (occupancy >= capacity) {
+      return BackpressureLevel::FULL;
+    }
+    if (occupancy * 100U >= 90U * capacity) {
+      return BackpressureLevel::CRITICAL;
+    }
+    if (occupancy * 100U >= 75U * capacity) {
+      return BackpressureLevel::WARNING;
+    }
+    return BackpressureLevel::NORMAL;
   }
 
   void CheckIntrospection() {
-    const uint64_t occupancy = queue_.size();
-    FUZZ_CHECK_EQ(bus_->QueueDepth(), occupancy, "QueueDepth");
-    FUZZ_CHECK_EQ(bus_->QueueUtilizationPercent(), occupancy * 100U / kDepth,
-                  "QueueUtilizationPercent");
-    BackpressureLevel level = BackpressureLevel::NORMAL;
-    if (occupancy >= kDepth) {
-      level = BackpressureLevel::FULL;
-    } else if (occupancy * 100U >= 90U * kDepth) {
-      level = BackpressureLevel::CRITICAL;
-    } else if (occupancy * 100U >= 75U * kDepth) {
-      level = BackpressureLevel::WARNING;
+    FUZZ_CHECK_EQ(bus_->QueueDepth(), Queued(), "QueueDepth");
+    FUZZ_CHECK_EQ(bus_->HighQueueDepth(), high_.size(), "HighQueueDepth");
+    for (uint32_t ring = 0U; ring <= Bus::LaneCount() + 1U; ++ring) {
+      FUZZ_CHECK_EQ(bus_->LaneQueueDepth(ring), ring == own_ring_ ? normal_.size() : 0U,
+                    "LaneQueueDepth (this thread's ring holds its LOW/MEDIUM messages)");
     }
+    // Each ring against its own capacity; the fuller one is reported (the others are empty).
+    uint64_t percent = normal_.size() * 100U / normal_depth_;
+    BackpressureLevel level = LevelOf(normal_.size(), normal_depth_);
+    if constexpr (kHighLane) {
+      percent = std::max<uint64_t>(percent, high_.size() * 100U / kHighDepth);
+      const BackpressureLevel high_level = LevelOf(high_.size(), kHighDepth);
+      level = static_cast<uint8_t>(high_level) > static_cast<uint8_t>(level) ? high_level : level;
+    }
+    FUZZ_CHECK_EQ(bus_->QueueUtilizationPercent(), percent, "QueueUtilizationPercent");
     FUZZ_CHECK_EQ(static_cast<uint8_t>(bus_->GetBackpressureLevel()), static_cast<uint8_t>(level),
                   "GetBackpressureLevel");
     FUZZ_CHECK_EQ(Bus::Capacity(), kDepth, "Capacity");
+    FUZZ_CHECK_EQ(Bus::TotalCapacity(),
+                  kDepth + kHighDepth + uint64_t{Bus::LaneCount()} * Bus::kLaneDepth,
+                  "TotalCapacity");
     FUZZ_CHECK(bus_->GetPerformanceMode() == mode_, "GetPerformanceMode");
     FUZZ_CHECK_EQ(bus_->template SubscriberCount<Small>(), live_[0], "SubscriberCount<Small>");
     FUZZ_CHECK_EQ(bus_->template SubscriberCount<Big>(), live_[1], "SubscriberCount<Big>");
@@ -1149,9 +1245,13 @@ class Harness {
   uint64_t first_id_ = 1U;
 
   // The model.
-  std::deque<ModelMessage> queue_;
-  uint64_t admitted_total_ = 0U;   // the next admitted message gets first_id_ + admitted_total_
-  uint64_t delivered_total_ = 0U;  // the next delivered message has first_id_ + delivered_total_
+  std::deque<ModelMessage> normal_;  // LOW/MEDIUM (and HIGH without a HIGH lane), FIFO
+  std::deque<ModelMessage> high_;    // HIGH on the HIGH lane, FIFO
+  std::vector<ModelMessage> batch_;  // what the current batch dispatches, in order
+  uint64_t normal_depth_ = kDepth;   // capacity of the ring this thread's LOW/MEDIUM go to
+  uint32_t own_ring_ = 0U;           // its index for LaneQueueDepth / GetLaneStatistics
+  uint64_t admitted_total_ = 0U;     // the next admitted message gets first_id_ + admitted_total_
+  uint64_t delivered_total_ = 0U;    // the next delivered message has first_id_ + delivered_total_
   PerformanceMode mode_ = PerformanceMode::FULL_FEATURED;
   bool error_callback_set_ = false;
   ModelStats stats_;
@@ -1174,17 +1274,24 @@ class Harness {
 
 // ----- bus types -------------------------------------------------------------------------------
 
-template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos>
+/// kHigh: HIGH lane slots (0: none); kLanes, kLaneSlots: producer lanes.
+template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos, uint32_t kHigh = 0U,
+          uint32_t kLanes = 0U, uint32_t kLaneSlots = 8U>
 struct FuzzTraits : mccc::DefaultBusTraits {
   static constexpr uint32_t kQueueDepth = kDepth;
   static constexpr uint32_t kBatchSize = kBatch;
   static constexpr bool kSingleProducer = kSingle;
   static constexpr uint32_t kMaxCallbacksPerType = 3U;  // small, so the limits are reached
+  static constexpr uint32_t kHighQueueDepth = kHigh;
+  static constexpr uint32_t kProducerLanes = kLanes;
+  static constexpr uint32_t kLaneDepth = kLaneSlots;
   using Position = Pos;
 };
 
-template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos>
-using FuzzBus = mccc::AsyncBus<Payload, FuzzTraits<kDepth, kBatch, kSingle, Pos>>;
+template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos, uint32_t kHigh = 0U,
+          uint32_t kLanes = 0U, uint32_t kLaneSlots = 8U>
+using FuzzBus =
+    mccc::AsyncBus<Payload, FuzzTraits<kDepth, kBatch, kSingle, Pos, kHigh, kLanes, kLaneSlots>>;
 
 template <typename Bus>
 void RunWith(Input& in, uint8_t config, uint8_t wrap_distance) {
@@ -1201,7 +1308,9 @@ void RunInput(const uint8_t* data, std::size_t size) {
   g_salt = in.Byte();
   // Depth 8: the queue is full after a few publishes, HIGH's 99% limit equals the capacity.
   // Depth 128: HIGH (127) is refused before the queue is full; batches of 16.
-  switch ((config & 0x3FU) % 6U) {
+  // Types 6-11: a HIGH lane of 4 to 16 slots (a burst fills it, a batch of HIGH ends early)
+  // and/or producer lanes (this thread publishes on the first lane when its identity owns it).
+  switch ((config & 0x3FU) % 12U) {
     case 0U:
       RunWith<FuzzBus<8U, 3U, false, uint64_t>>(in, config, wrap_distance);
       break;
@@ -1217,8 +1326,26 @@ void RunInput(const uint8_t* data, std::size_t size) {
     case 4U:
       RunWith<FuzzBus<8U, 3U, false, uint32_t>>(in, config, wrap_distance);
       break;
-    default:
+    case 5U:
       RunWith<FuzzBus<128U, 16U, true, uint32_t>>(in, config, wrap_distance);
+      break;
+    case 6U:
+      RunWith<FuzzBus<8U, 3U, false, uint64_t, 4U>>(in, config, wrap_distance);
+      break;
+    case 7U:
+      RunWith<FuzzBus<128U, 16U, true, uint64_t, 8U>>(in, config, wrap_distance);
+      break;
+    case 8U:
+      RunWith<FuzzBus<8U, 3U, false, uint64_t, 4U, 1U, 8U>>(in, config, wrap_distance);
+      break;
+    case 9U:  // lanes without a HIGH lane: HIGH travels on the lane (99 % of 16 slots)
+      RunWith<FuzzBus<128U, 16U, false, uint64_t, 0U, 2U, 16U>>(in, config, wrap_distance);
+      break;
+    case 10U:
+      RunWith<FuzzBus<8U, 3U, false, uint32_t, 4U>>(in, config, wrap_distance);
+      break;
+    default:
+      RunWith<FuzzBus<128U, 16U, false, uint32_t, 16U, 1U, 64U>>(in, config, wrap_distance);
       break;
   }
 }

@@ -10,8 +10,10 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Configuration byte: bus type (value % 6) | near-wrap start | drain at the end.
+# Configuration byte: bus type (value % 12) | near-wrap start | drain at the end.
 D8, D128, D8_SP, D128_SP, D8_POS32, D128_SP_POS32 = range(6)
+# With a HIGH lane (H<slots>) and/or producer lanes (L<lanes>): see RunInput.
+D8_H4, D128_SP_H8, D8_H4_L1, D128_L2, D8_POS32_H4, D128_POS32_H16_L1 = range(6, 12)
 NEAR_WRAP = 0x40
 DRAIN = 0x80
 
@@ -125,6 +127,31 @@ SEEDS = {
     "position_wrap_32": header(D128_SP_POS32 | NEAR_WRAP | DRAIN, wrap_distance=20) + ERRORS_ON
     + subscribe(TEXT, form=0) + burst(60, PUBLISH, TEXT, HIGH) + drain() + STATS
     + burst(100, VARIANT, SMALL, LOW) + LOOK + STATS,
+    # HIGH lane: HIGH first, a HIGH flood ends a batch early, only a full HIGH lane refuses HIGH.
+    "high_lane_depth8": header(D8_H4 | DRAIN) + ERRORS_ON + subscribe(SMALL) + subscribe(BIG)
+    + burst(8, WITH_PRIORITY, SMALL, MEDIUM) + burst(6, FAST, BIG, HIGH) + LOOK + STATS
+    + PROCESS + LOOK + PROCESS + burst(5, BATCH, SMALL, HIGH) + STATS + LOOK + process_with()
+    + mode(2) + burst(10, PUBLISH, SMALL, LOW) + burst(5, EMPLACE, BIG, HIGH) + LOOK + mode(0)
+    + drain() + STATS,
+    "high_lane_single_producer_depth128": header(D128_SP_H8 | DRAIN) + ERRORS_ON
+    + subscribe(TEXT, form=0) + burst(110, WITH_PRIORITY, TEXT, MEDIUM)
+    + burst(12, VARIANT, TEXT, HIGH) + LOOK + PROCESS + PROCESS + STATS + drain(0x33) + STATS,
+    # Producer lanes: this thread's LOW/MEDIUM on its lane, HIGH on the HIGH lane (or the lane).
+    "lane_and_high_lane_depth8": header(D8_H4_L1 | DRAIN) + ERRORS_ON + subscribe(SMALL)
+    + burst(9, WITH_PRIORITY, SMALL, LOW) + burst(9, WITH_PRIORITY, SMALL, MEDIUM)
+    + burst(6, LVALUE, SMALL, HIGH) + LOOK + STATS + PROCESS + LOOK + burst(4, BATCH, SMALL, MEDIUM)
+    + RESET + STATS + drain() + STATS,
+    "lanes_without_high_lane_depth128": header(D128_L2 | DRAIN) + ERRORS_ON + subscribe(BIG)
+    + burst(20, BATCH, BIG, HIGH) + burst(20, WITH_PRIORITY, BIG, LOW) + LOOK + PROCESS
+    + mode(2) + burst(20, FAST, BIG, MEDIUM) + LOOK + mode(1) + burst(5, PUBLISH, BIG, LOW)
+    + drain() + STATS,
+    "high_lane_wrap_32": header(D8_POS32_H4 | NEAR_WRAP | DRAIN, wrap_distance=3) + ERRORS_ON
+    + subscribe(SMALL) + burst(6, WITH_PRIORITY, SMALL, HIGH) + burst(8, BATCH, SMALL, MEDIUM)
+    + drain() + burst(9, WITH_PRIORITY, SMALL, HIGH) + burst(9, WITH_PRIORITY, SMALL, MEDIUM)
+    + PROCESS + burst(3, BATCH, SMALL, HIGH) + drain() + STATS,
+    "lane_and_high_lane_wrap_32": header(D128_POS32_H16_L1 | NEAR_WRAP | DRAIN, wrap_distance=20)
+    + ERRORS_ON + subscribe(TEXT, form=0) + burst(70, PUBLISH, TEXT, MEDIUM)
+    + burst(20, FAST, TEXT, HIGH) + LOOK + PROCESS + drain() + STATS,
 }
 
 # Known header bugs: replayed with MCCC_FUZZ_STRICT=1 by the fuzz.regression.* tests, which fail
@@ -134,6 +161,10 @@ REGRESSIONS = {
     # fill again: the refusal's QUEUE_FULL id is taken from the wrapped 32-bit position.
     "queue_full_id_32bit_wrap": header(D8_POS32 | NEAR_WRAP, wrap_distance=2) + ERRORS_ON
     + burst(8, WITH_PRIORITY, SMALL, HIGH) + drain() + burst(9, WITH_PRIORITY, SMALL, HIGH),
+    # A producer lane: a batch takes 16 of 25, one more is published, the next batch must take
+    # all 10 (the consumer once re-read the lane's tail only when it had consumed all it saw).
+    "lane_batch_takes_all_published": header(D128_POS32_H16_L1) + ERRORS_ON + subscribe(SMALL)
+    + burst(25, PUBLISH, SMALL, MEDIUM) + PROCESS + publish(PUBLISH, SMALL, MEDIUM) + PROCESS,
 }
 
 

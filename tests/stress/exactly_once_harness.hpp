@@ -5,14 +5,21 @@
 //
 // Every producer numbers its messages (producer id, sequence) and fills the payload with words
 // derived from that pair plus a checksum. The consumer checks, for every delivered message:
-// - exactly once: per producer the delivered sequences are strictly increasing (no duplicate),
-//   and their count and order-dependent hash equal the producer's record of admitted sequences
-//   (no loss, no phantom). When producers retry until admitted they are exactly 0..N-1;
-// - per-producer FIFO order, an intact payload, the header the producer asked for (sender id,
-//   priority, PublishFast timestamp, alternative);
+// - exactly once: per producer and priority class the delivered sequences are strictly
+//   increasing (no duplicate), and their count and order-dependent hash equal the producer's
+//   record of admitted sequences of that class (no loss, no phantom). When producers retry until
+//   admitted they are exactly 0..N-1;
+// - per-producer FIFO order within a priority class: one class on a bus without a HIGH lane;
+//   with a HIGH lane (kHighQueueDepth > 0) HIGH is a class of its own, because a HIGH message
+//   overtakes its producer's earlier LOW/MEDIUM ones (that is its purpose);
+// - an intact payload, the header the producer asked for (sender id, priority, PublishFast
+//   timestamp, alternative);
 // - msg_id = 1, 2, 3, ... in delivery order;
 // - FULL_FEATURED: per priority, admitted + refused == attempted, equal to GetStatistics();
-//   messages_processed == delivered. NO_STATS / BARE_METAL count nothing;
+//   messages_processed == delivered; per producer lane (kProducerLanes > 0; each producer
+//   thread records the lane its identity selects) GetLaneStatistics(lane) equals the sum of
+//   the records of that lane's producers, and the shared ring's (index LaneCount()) those of the
+//   producers without a lane. NO_STATS / BARE_METAL count nothing;
 // - the error callback saw one QUEUE_FULL per refusal (none in BARE_METAL);
 // - a refused rvalue is left untouched (not moved from).
 //
@@ -30,6 +37,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +54,7 @@
 
 #include "mccc/bus/async_bus.hpp"
 #include "mccc/message.hpp"
+#include "mccc/statistics/thread_shard.hpp"
 #include "mccc/traits.hpp"
 
 #include "stress_support.hpp"
@@ -173,15 +182,61 @@ constexpr uint32_t SenderId(uint32_t producer) noexcept {
   return 1000U + producer;
 }
 
+/// Priority classes within which a producer's order is kept: LOW/MEDIUM and, when the bus has a
+/// HIGH lane (`high_overtakes`), HIGH apart.
+constexpr std::size_t kClasses = 2U;
+
+constexpr std::size_t ClassOf(MessagePriority priority, bool high_overtakes) noexcept {
+  return high_overtakes && priority == MessagePriority::HIGH ? 1U : 0U;
+}
+
+/// True when a HIGH message of Bus may overtake its producer's earlier LOW/MEDIUM ones.
+template <typename Bus>
+constexpr bool kHighOvertakes = Bus::kHighQueueDepth > 0U;
+
+/// The smallest sequence >= `from` that producer `producer` publishes in class `cls`.
+inline uint32_t NextSeqInClass(uint32_t producer, uint32_t from, std::size_t cls,
+                               bool high_overtakes) noexcept {
+  uint32_t seq = from;
+  while (ClassOf(PlanFor(producer, seq).priority, high_overtakes) != cls &&
+         seq != std::numeric_limits<uint32_t>::max()) {
+    ++seq;
+  }
+  return seq;
+}
+
+/// The ring the calling thread publishes on: its producer lane, or LaneCount() (the shared
+/// ring) when it has none or the bus has no lanes. The identity is taken now if it was not yet.
+template <typename Bus>
+uint32_t LaneOfThisThread() noexcept {
+  if constexpr (Bus::LaneCount() == 0U) {
+    return 0U;
+  } else {
+    const uint32_t index = mccc::detail::ThisThreadShard();
+    return index < Bus::LaneCount() ? index : Bus::LaneCount();
+  }
+}
+
 // ----- producer side ----------------------------------------------------------------------------
 
 struct ProducerRecord {
   std::array<uint64_t, mccc::kPriorityCount> attempted{};
   std::array<uint64_t, mccc::kPriorityCount> admitted{};
-  uint32_t sequences = 0U;         // sequence numbers used: 0 .. sequences-1
-  uint64_t admitted_count = 0U;    // distinct sequences admitted
-  uint64_t admitted_hash = 0U;     // HashStep over admitted sequences, in order
+  uint32_t sequences = 0U;       // sequence numbers used: 0 .. sequences-1
+  uint64_t admitted_count = 0U;  // distinct sequences admitted
+  // Per priority class (ClassOf): admitted sequences and a HashStep over them, in order.
+  std::array<uint64_t, kClasses> class_count{};
+  std::array<uint64_t, kClasses> class_hash{};
   uint64_t moved_on_refusal = 0U;  // refused publishes that moved from the message (must be 0)
+  uint32_t lane = 0U;              // the ring this producer's identity selects (LaneOfThisThread)
+
+  void RecordAdmitted(uint32_t seq, MessagePriority priority, bool high_overtakes) {
+    ++admitted[static_cast<std::size_t>(priority)];
+    ++admitted_count;
+    const std::size_t cls = ClassOf(priority, high_overtakes);
+    ++class_count[cls];
+    class_hash[cls] = HashStep(class_hash[cls], seq);
+  }
 };
 
 template <typename Bus, typename Message>
@@ -231,6 +286,7 @@ void RunProducer(Bus& bus, uint32_t producer, uint64_t quota, bool timed,
   while (!go.load(std::memory_order_acquire)) {
     std::this_thread::yield();
   }
+  record.lane = LaneOfThisThread<Bus>();
   uint32_t seq = 0U;
   for (;; ++seq) {
     if (timed) {
@@ -263,9 +319,7 @@ void RunProducer(Bus& bus, uint32_t producer, uint64_t quota, bool timed,
       }
     }
     if (admitted) {
-      ++record.admitted[prio];
-      ++record.admitted_count;
-      record.admitted_hash = HashStep(record.admitted_hash, seq);
+      record.RecordAdmitted(seq, plan.priority, kHighOvertakes<Bus>);
     }
   }
   record.sequences = seq;
@@ -276,7 +330,9 @@ void RunProducer(Bus& bus, uint32_t producer, uint64_t quota, bool timed,
 /// Consumer-thread-only record of what was delivered, with the first failure described.
 class DeliveryChecker {
  public:
-  DeliveryChecker(uint32_t producers, bool retry) : per_producer_(producers), retry_(retry) {}
+  /// `high_overtakes`: the bus has a HIGH lane, so order is checked per class (see ClassOf).
+  DeliveryChecker(uint32_t producers, bool retry, bool high_overtakes)
+      : per_producer_(producers), retry_(retry), high_overtakes_(high_overtakes) {}
 
   template <typename Message>
   void Check(const Message& message, const MessageHeader& header, std::size_t alternative) {
@@ -306,24 +362,40 @@ class DeliveryChecker {
     if (plan.api == kApiFast && header.timestamp_us != plan.timestamp) {
       Fail("PublishFast timestamp lost: producer " + std::to_string(p));
     }
-    PerProducer& state = per_producer_[p];
-    const bool in_order = state.count == 0U
-                              ? (!retry_ || seq == 0U)
-                              : (retry_ ? seq == state.last_seq + 1U : seq > state.last_seq);
+    PerProducer& producer = per_producer_[p];
+    const std::size_t cls = ClassOf(header.priority, high_overtakes_);
+    PerClass& state = producer.classes[cls];
+    // Retrying producers publish every sequence, so within a class the next delivered one is
+    // the class's next sequence; otherwise only "later than the last one" is known.
+    const bool in_order =
+        state.count == 0U
+            ? (!retry_ || seq == NextSeqInClass(p, 0U, cls, high_overtakes_))
+            : (retry_ ? seq == NextSeqInClass(p, state.last_seq + 1U, cls, high_overtakes_)
+                      : seq > state.last_seq);
     if (!in_order) {
-      Fail("producer " + std::to_string(p) + ": seq " + std::to_string(seq) + " after " +
+      Fail("producer " + std::to_string(p) + " class " + std::to_string(cls) + ": seq " +
+           std::to_string(seq) + " after " +
            (state.count == 0U ? std::string("nothing") : std::to_string(state.last_seq)) +
            (retry_ ? " (expected the next one)" : " (duplicate or reordered)"));
     }
     state.last_seq = seq;
     ++state.count;
     state.hash = HashStep(state.hash, seq);
+    ++producer.count;
+    if (producer.count == 1U || seq > producer.last_seq) {
+      producer.last_seq = seq;
+    }
   }
 
-  struct PerProducer {
+  struct PerClass {
     uint32_t last_seq = 0U;
     uint64_t count = 0U;
-    uint64_t hash = 0U;
+    uint64_t hash = 0U;  // HashStep over the delivered sequences of the class, in order
+  };
+  struct PerProducer {
+    std::array<PerClass, kClasses> classes{};
+    uint32_t last_seq = 0U;  // the highest sequence delivered
+    uint64_t count = 0U;     // delivered, all classes
   };
 
   const std::vector<PerProducer>& per_producer() const { return per_producer_; }
@@ -341,6 +413,7 @@ class DeliveryChecker {
 
   std::vector<PerProducer> per_producer_;
   bool retry_;
+  bool high_overtakes_;
   uint64_t next_msg_id_ = 1U;
   uint64_t delivered_ = 0U;
   uint64_t failures_ = 0U;
@@ -457,6 +530,40 @@ inline void AddMatrix(std::vector<Scenario>& all, uint32_t bus, const char* bus_
 constexpr uint64_t kBaseMessagesPerCase = 80000U;
 constexpr uint64_t kBaseMessagesPerCaseSmallRing = 24000U;
 
+/// Per ring (each producer lane, and LaneCount(): the shared ring), GetLaneStatistics equals
+/// the sum of the records of the producers that published on it (`counting`: FULL_FEATURED;
+/// otherwise every lane reads 0). A bus without lanes has one ring, index 0, for everybody. The
+/// rings' figures add up to GetStatistics()'s.
+template <typename Bus>
+void ExpectLaneStatistics(const Bus& bus, const std::vector<ProducerRecord>& records,
+                          bool counting) {
+  BusStatisticsSnapshot sum{};
+  for (uint32_t lane = 0U; lane <= Bus::LaneCount(); ++lane) {
+    std::array<uint64_t, mccc::kPriorityCount> attempted{};
+    std::array<uint64_t, mccc::kPriorityCount> admitted{};
+    for (const ProducerRecord& r : records) {
+      if (counting && r.lane == lane) {
+        for (std::size_t i = 0U; i < mccc::kPriorityCount; ++i) {
+          attempted[i] += r.attempted[i];
+          admitted[i] += r.admitted[i];
+        }
+      }
+    }
+    const BusStatisticsSnapshot s = bus.GetLaneStatistics(lane);
+    SCOPED_TRACE("lane " + std::to_string(lane) + " of " + std::to_string(Bus::LaneCount()));
+    ExpectPerPriorityCounts(s, attempted, admitted);
+    sum.messages_published += s.messages_published;
+    sum.messages_dropped += s.messages_dropped;
+    sum.high_priority_published += s.high_priority_published;
+    sum.high_priority_dropped += s.high_priority_dropped;
+  }
+  const BusStatisticsSnapshot total = bus.GetStatistics();
+  EXPECT_EQ(sum.messages_published, total.messages_published) << "sum of the lanes";
+  EXPECT_EQ(sum.messages_dropped, total.messages_dropped) << "sum of the lanes";
+  EXPECT_EQ(sum.high_priority_published, total.high_priority_published) << "sum of the lanes";
+  EXPECT_EQ(sum.high_priority_dropped, total.high_priority_dropped) << "sum of the lanes";
+}
+
 template <typename Bus>
 void RunScenario(const Scenario& scenario) {
   auto bus = std::make_unique<Bus>();
@@ -466,7 +573,7 @@ void RunScenario(const Scenario& scenario) {
   bus->SetErrorCallback(&CountErrors);
 
   const uint32_t n = scenario.producers;
-  DeliveryChecker checker(n, scenario.retry);
+  DeliveryChecker checker(n, scenario.retry, kHighOvertakes<Bus>);
   if (!scenario.use_visitor) {
     const auto h0 = bus->template Subscribe<Wide>(
         [&checker](const Wide& m, const MessageHeader& h) { checker.Check(m, h, 0U); });
@@ -512,8 +619,12 @@ void RunScenario(const Scenario& scenario) {
     const ProducerRecord& r = records[p];
     const DeliveryChecker::PerProducer& d = checker.per_producer()[p];
     EXPECT_EQ(d.count, r.admitted_count) << "producer " << p << ": delivered != admitted";
-    EXPECT_EQ(d.hash, r.admitted_hash)
-        << "producer " << p << ": the delivered sequences differ from the admitted ones";
+    for (std::size_t cls = 0U; cls < kClasses; ++cls) {
+      EXPECT_EQ(d.classes[cls].count, r.class_count[cls]) << "producer " << p << " class " << cls;
+      EXPECT_EQ(d.classes[cls].hash, r.class_hash[cls])
+          << "producer " << p << " class " << cls
+          << ": the delivered sequences differ from the admitted ones";
+    }
     EXPECT_EQ(r.moved_on_refusal, 0U) << "producer " << p << ": a refused message was moved from";
     if (scenario.retry) {
       EXPECT_EQ(d.count, r.sequences) << "producer " << p;
@@ -548,13 +659,20 @@ void RunScenario(const Scenario& scenario) {
     EXPECT_EQ(s.messages_dropped, 0U);
     EXPECT_EQ(s.messages_processed, 0U);
   }
+  ExpectLaneStatistics(*bus, records, scenario.mode == PerformanceMode::FULL_FEATURED);
   const uint64_t expected_reports =
       scenario.mode == PerformanceMode::BARE_METAL ? 0U : refused_total;
   EXPECT_EQ(g_queue_full_reports.load(), expected_reports);
   EXPECT_EQ(g_other_error_reports.load(), 0U);
-  std::printf("[ info     ] %s: %llu messages verified, %llu refused\n", Describe(scenario).c_str(),
-              static_cast<unsigned long long>(checker.delivered()),
-              static_cast<unsigned long long>(refused_total));
+  uint32_t on_own_lane = 0U;
+  for (const ProducerRecord& r : records) {
+    on_own_lane += r.lane < Bus::LaneCount() ? 1U : 0U;
+  }
+  std::printf(
+      "[ info     ] %s: %llu messages verified, %llu refused, %u of %u producers on a "
+      "lane of their own\n",
+      Describe(scenario).c_str(), static_cast<unsigned long long>(checker.delivered()),
+      static_cast<unsigned long long>(refused_total), on_own_lane, n);
   RecordVerified(checker.delivered(), admitted_total + refused_total, refused_total, n);
 }
 
@@ -622,9 +740,14 @@ void RunWakeupPingPong(uint32_t producers) {
   // Stop with a sentinel message rather than WakeConsumer: a publish always wakes the consumer
   // (WakeConsumer issued just before the consumer parks is lost, see test_lifecycle_races.cpp).
   stop.store(true, std::memory_order_release);
-  while (!bus->PublishFast(Wide(0U, 0U), 0U, 0U, MessagePriority::HIGH)) {
-    std::this_thread::yield();
-  }
+  // From a thread of its own: the test's main thread never publishes, so it holds no producer
+  // identity that would take a producer lane from a later test case.
+  std::thread stopper([&bus] {
+    while (!bus->PublishFast(Wide(0U, 0U), 0U, 0U, MessagePriority::HIGH)) {
+      std::this_thread::yield();
+    }
+  });
+  stopper.join();
   consumer.join();
   for (uint32_t p = 0U; p < producers; ++p) {
     EXPECT_EQ(delivered[p].load(), rounds) << "producer " << p;

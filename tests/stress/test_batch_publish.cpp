@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // PublishBatch under contention: several producers publish batches of 1..17 messages of mixed
 // priority into an always-full 64-slot queue and a roomy 4096-slot one, while the consumer
-// dispatches. Checked exactly, for every delivered message:
-// - per producer, the delivered sequences are exactly the admitted ones, in order, each once
-//   (retrying producers: exactly 0..N-1);
-// - the admitted part of every call arrives contiguously (no other message between its
-//   elements) and starts with the call's first element (a prefix);
+// dispatches; each on a bus whose HIGH messages share the one ring and on one with a HIGH lane.
+// Checked exactly, for every delivered message, per ordering class (the shared ring: one class;
+// with a HIGH lane: HIGH, and LOW/MEDIUM, since a HIGH message overtakes queued LOW/MEDIUM ones):
+// - per producer and class, the delivered sequences are exactly the admitted ones, in order,
+//   each once (retrying producers: exactly 0..N-1 over both classes);
+// - the admitted part of every call arrives contiguously (no other message of its class between
+//   its elements) and starts with the call's first element (a prefix);
 // - msg_id = 1, 2, 3, ... in delivery order; all elements of one call share one timestamp;
 // - per priority, the statistics equal admitted and attempted - admitted, and the error callback
 //   saw one QUEUE_FULL per call that refused anything.
@@ -43,9 +45,30 @@ struct Other {
 };
 using Payload = std::variant<Other, Item>;
 
-using FullQueueTraits = mccc_stress::StressTraits<64U, 16U>;
-using RoomyTraits = mccc_stress::StressTraits<4096U, mccc::DefaultBusTraits::kBatchSize>;
-using SingleProducerTraits = mccc_stress::StressTraits<64U, 16U, true>;
+// No HIGH lane: one FIFO for every priority (contiguity and order span the priorities).
+template <uint32_t kDepth, uint32_t kBatch, bool kOneProducer = false>
+struct SharedRingTraits : mccc_stress::StressTraits<kDepth, kBatch, kOneProducer> {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+// A HIGH lane of `kHighDepth` slots (small: HIGH is refused too when the lane is full).
+template <uint32_t kDepth, uint32_t kBatch, uint32_t kHighDepth, bool kOneProducer = false>
+struct HighLaneTraits : mccc_stress::StressTraits<kDepth, kBatch, kOneProducer> {
+  static constexpr uint32_t kHighQueueDepth = kHighDepth;
+};
+
+using FullQueueTraits = SharedRingTraits<64U, 16U>;
+using RoomyTraits = SharedRingTraits<4096U, mccc::DefaultBusTraits::kBatchSize>;
+using SingleProducerTraits = SharedRingTraits<64U, 16U, true>;
+using FullQueueHighLaneTraits = HighLaneTraits<64U, 16U, 16U>;
+using RoomyHighLaneTraits = HighLaneTraits<4096U, mccc::DefaultBusTraits::kBatchSize,
+                                           mccc::DefaultBusTraits::kHighQueueDepth>;
+using SingleProducerHighLaneTraits = HighLaneTraits<64U, 16U, 16U, true>;
+
+// Ordering classes: FIFO per producer holds within one (0: LOW/MEDIUM, and HIGH without a lane).
+constexpr std::size_t kClasses = 2U;
+std::size_t ClassOf(MessagePriority priority, bool high_lane) {
+  return high_lane && priority == MessagePriority::HIGH ? 1U : 0U;
+}
 
 using mccc_stress::CountErrors;
 using mccc_stress::g_queue_full_reports;
@@ -53,7 +76,7 @@ using mccc_stress::g_queue_full_reports;
 struct ProducerRecord {
   std::array<uint64_t, mccc::kPriorityCount> attempted{};
   std::array<uint64_t, mccc::kPriorityCount> admitted{};
-  std::vector<uint32_t> admitted_seqs;
+  std::array<std::vector<uint32_t>, kClasses> admitted_seqs;  // per ordering class
   uint64_t refusing_calls = 0U;
 };
 
@@ -64,6 +87,7 @@ uint32_t CallSize(uint32_t producer, uint32_t call) {
 template <typename Bus>
 void RunProducer(Bus& bus, uint32_t producer, uint32_t quota, bool retry,
                  const std::atomic<bool>& go, ProducerRecord& record) {
+  constexpr bool kHighLane = Bus::kHighQueueDepth > 0U;
   // acquire: pairs with RunProducersAndConsumer's release store of `go` (set-up is visible).
   while (!go.load(std::memory_order_acquire)) {
     std::this_thread::yield();
@@ -85,7 +109,7 @@ void RunProducer(Bus& bus, uint32_t producer, uint32_t quota, bool retry,
       const uint32_t got = bus.PublishBatch(items.data(), want, producer + 1U, priority);
       record.admitted[prio] += got;
       for (uint32_t i = 0U; i < got; ++i) {
-        record.admitted_seqs.push_back(seq + done + i);
+        record.admitted_seqs[ClassOf(priority, kHighLane)].push_back(seq + done + i);
       }
       done += got;
       if (got != want) {
@@ -107,7 +131,7 @@ void RunProducer(Bus& bus, uint32_t producer, uint32_t quota, bool retry,
 /// Consumer-side checks; the first failure is kept as text.
 class Checker {
  public:
-  explicit Checker(uint32_t producers) : delivered_(producers) {}
+  Checker(uint32_t producers, bool high_lane) : delivered_(producers), high_lane_(high_lane) {}
 
   void OnItem(const Item& item, const MessageHeader& header) {
     ++count_;
@@ -118,28 +142,31 @@ class Checker {
       Fail("unknown producer or wrong sender id");
       return;
     }
-    std::vector<uint32_t>& seqs = delivered_[item.producer];
+    const std::size_t cls = ClassOf(header.priority, high_lane_);
+    std::vector<uint32_t>& seqs = delivered_[item.producer][cls];
     if (!seqs.empty() && item.seq <= seqs.back()) {
       Fail("producer " + std::to_string(item.producer) + ": seq " + std::to_string(item.seq) +
            " after " + std::to_string(seqs.back()));
     }
+    Last& last = last_[cls];
     if (item.index_in_call != 0U) {
       // Not the first element of its call: the element before it in the same call must be the
-      // message delivered just before this one (contiguous, and a prefix was admitted).
-      if (!has_last_ || last_.producer != item.producer || last_.seq + 1U != item.seq ||
-          last_.index_in_call + 1U != item.index_in_call ||
-          last_timestamp_ != header.timestamp_us) {
+      // message of this class delivered just before this one (contiguous, and a prefix was
+      // admitted).
+      if (!last.valid || last.item.producer != item.producer || last.item.seq + 1U != item.seq ||
+          last.item.index_in_call + 1U != item.index_in_call ||
+          last.timestamp != header.timestamp_us) {
         Fail("producer " + std::to_string(item.producer) + " seq " + std::to_string(item.seq) +
              ": a batch element not directly after its predecessor");
       }
     }
     seqs.push_back(item.seq);
-    last_ = item;
-    last_timestamp_ = header.timestamp_us;
-    has_last_ = true;
+    last = Last{item, header.timestamp_us, true};
   }
 
-  const std::vector<uint32_t>& Delivered(uint32_t producer) const { return delivered_[producer]; }
+  const std::vector<uint32_t>& Delivered(uint32_t producer, std::size_t cls) const {
+    return delivered_[producer][cls];
+  }
   uint64_t Count() const { return count_; }
   const std::string& Failure() const { return failure_; }
 
@@ -150,11 +177,15 @@ class Checker {
     }
   }
 
-  std::vector<std::vector<uint32_t>> delivered_;
+  struct Last {
+    Item item{};
+    uint64_t timestamp = 0U;
+    bool valid = false;
+  };
+  std::vector<std::array<std::vector<uint32_t>, kClasses>> delivered_;
+  bool high_lane_;
   uint64_t count_ = 0U;
-  Item last_{};
-  uint64_t last_timestamp_ = 0U;
-  bool has_last_ = false;
+  std::array<Last, kClasses> last_{};  // the last message delivered of each class
   std::string failure_;
 };
 
@@ -166,7 +197,7 @@ void RunCase(uint32_t producers, uint32_t base_quota, bool retry) {
   auto bus = std::make_unique<Bus>();
   g_queue_full_reports.store(0U);  // seq_cst (default): before any thread of this case starts
   bus->SetErrorCallback(&CountErrors);
-  Checker checker(producers);
+  Checker checker(producers, Bus::kHighQueueDepth > 0U);
   bus->template Subscribe<Item>(
       [&checker](const Item& item, const MessageHeader& header) { checker.OnItem(item, header); });
 
@@ -184,15 +215,20 @@ void RunCase(uint32_t producers, uint32_t base_quota, bool retry) {
   uint64_t total = 0U;
   uint64_t refusing_calls = 0U;
   for (uint32_t p = 0U; p < producers; ++p) {
-    EXPECT_EQ(checker.Delivered(p), records[p].admitted_seqs) << "producer " << p;
+    std::size_t admitted_of_p = 0U;
+    for (std::size_t cls = 0U; cls < kClasses; ++cls) {
+      EXPECT_EQ(checker.Delivered(p, cls), records[p].admitted_seqs[cls])
+          << "producer " << p << " class " << cls;
+      admitted_of_p += records[p].admitted_seqs[cls].size();
+    }
     if (retry) {
-      EXPECT_EQ(records[p].admitted_seqs.size(), quota) << "retrying producer " << p;
+      EXPECT_EQ(admitted_of_p, quota) << "retrying producer " << p;
     }
     for (std::size_t i = 0U; i < mccc::kPriorityCount; ++i) {
       attempted[i] += records[p].attempted[i];
       admitted[i] += records[p].admitted[i];
     }
-    total += records[p].admitted_seqs.size();
+    total += admitted_of_p;
     refusing_calls += records[p].refusing_calls;
   }
   EXPECT_EQ(checker.Count(), total);
@@ -217,6 +253,23 @@ TEST(BatchPublishStress, FourProducersRetryIntoARoomyQueue) {
 TEST(BatchPublishStress, SingleProducerBusRetriesAndDrops) {
   RunCase<SingleProducerTraits>(1U, 200000U, /*retry=*/true);
   RunCase<SingleProducerTraits>(1U, 200000U, /*retry=*/false);
+}
+
+TEST(BatchPublishStress, HighLaneThreeProducersRetryIntoAnAlwaysFullQueue) {
+  RunCase<FullQueueHighLaneTraits>(3U, 100000U, /*retry=*/true);
+}
+
+TEST(BatchPublishStress, HighLaneThreeProducersDropRefusedTailsInAnAlwaysFullQueue) {
+  RunCase<FullQueueHighLaneTraits>(3U, 100000U, /*retry=*/false);
+}
+
+TEST(BatchPublishStress, HighLaneFourProducersRetryIntoARoomyQueue) {
+  RunCase<RoomyHighLaneTraits>(4U, 250000U, /*retry=*/true);
+}
+
+TEST(BatchPublishStress, HighLaneSingleProducerBusRetriesAndDrops) {
+  RunCase<SingleProducerHighLaneTraits>(1U, 200000U, /*retry=*/true);
+  RunCase<SingleProducerHighLaneTraits>(1U, 200000U, /*retry=*/false);
 }
 
 }  // namespace

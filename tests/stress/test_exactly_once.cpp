@@ -6,7 +6,9 @@
 // Matrix: producers 1, 2, 4, 8, 16, 32 x rings of 64 (constantly full), 4096 and the default
 // depth (DefaultBusTraits, 131072 slots) x FULL_FEATURED / NO_STATS / BARE_METAL x
 // retry-until-admitted / count-refusals x ProcessBatch with subscribers / ProcessBatchWith, plus a
-// kSingleProducer traits bus with its one producer.
+// kSingleProducer traits bus with its one producer. Those buses have the default HIGH lane; the
+// matrix adds HIGH lane off (HIGH shares the ring) x producer lanes 0 / 1 / 4, with fewer,
+// as many and more producer threads than lanes (threads beyond the lanes share the ring).
 // Also here: exact statistics with more producer threads than statistics shards, a parked
 // consumer woken by every publish (no lost wake-up), and a kSingleCore bus driven by one thread.
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -52,11 +55,54 @@ using Bus4096 = mccc::AsyncBus<Payload, Depth4096Traits>;
 using BusDefault = mccc::AsyncBus<Payload>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
 
+/// The tiny ring without a HIGH lane: HIGH shares the ring, per-producer order across priorities.
+struct Depth64NoHighLaneTraits : Depth64Traits {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+/// One producer lane of 64 slots (the first producer thread's), a 64-slot shared ring for the
+/// others, a HIGH lane of 16 slots (full now and then, so HIGH refusals happen too).
+struct Lanes1Traits : Depth64Traits {
+  static constexpr uint32_t kHighQueueDepth = 16U;
+  static constexpr uint32_t kProducerLanes = 1U;
+  static constexpr uint32_t kLaneDepth = 64U;
+};
+struct Lanes1NoHighLaneTraits : Lanes1Traits {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+/// Four producer lanes of 256 slots, a 256-slot shared ring, a 64-slot HIGH lane.
+struct Lanes4Traits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 256U;
+  static constexpr uint32_t kBatchSize = 32U;
+  static constexpr uint32_t kHighQueueDepth = 64U;
+  static constexpr uint32_t kProducerLanes = 4U;
+  static constexpr uint32_t kLaneDepth = 256U;
+};
+struct Lanes4NoHighLaneTraits : Lanes4Traits {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+using Bus64NoHighLane = mccc::AsyncBus<Payload, Depth64NoHighLaneTraits>;
+using BusLanes1 = mccc::AsyncBus<Payload, Lanes1Traits>;
+using BusLanes1NoHighLane = mccc::AsyncBus<Payload, Lanes1NoHighLaneTraits>;
+using BusLanes4 = mccc::AsyncBus<Payload, Lanes4Traits>;
+using BusLanes4NoHighLane = mccc::AsyncBus<Payload, Lanes4NoHighLaneTraits>;
+static_assert(Bus64::kHighQueueDepth > 0U && BusDefault::kHighQueueDepth > 0U,
+              "the default matrix runs with the default HIGH lane");
+
 static_assert(BusDefault::kQueueDepth == 131072U, "the matrix promises the default depth");
 static_assert(!mccc::DefaultBusTraits::kSingleProducer,
               "this file is the MPSC build; see test_exactly_once_single_producer.cpp");
 
-enum BusKind : uint32_t { kDepth64, kDepth4096, kDepthDefault, kSingleProducer };
+enum BusKind : uint32_t {
+  kDepth64,
+  kDepth4096,
+  kDepthDefault,
+  kSingleProducer,
+  kDepth64NoHighLane,
+  kLanes1,
+  kLanes1NoHighLane,
+  kLanes4,
+  kLanes4NoHighLane
+};
 
 std::vector<Scenario> AllScenarios() {
   std::vector<Scenario> all;
@@ -65,6 +111,13 @@ std::vector<Scenario> AllScenarios() {
   AddMatrix(all, kDepth4096, "Depth4096", producers);
   AddMatrix(all, kDepthDefault, "DefaultDepth131072", producers);
   AddMatrix(all, kSingleProducer, "SingleProducerDepth256", {1U});
+  AddMatrix(all, kDepth64NoHighLane, "Depth64NoHighLane", {1U, 4U});
+  // Lanes: 1 producer on its lane; 2 and 8 with more threads than lanes.
+  AddMatrix(all, kLanes1, "Lanes1Depth64High16", {1U, 2U, 8U});
+  AddMatrix(all, kLanes1NoHighLane, "Lanes1Depth64NoHighLane", {2U});
+  // 1 and 4: every producer on a lane of its own; 8: four of them share the ring.
+  AddMatrix(all, kLanes4, "Lanes4Depth256High64", {1U, 4U, 8U});
+  AddMatrix(all, kLanes4NoHighLane, "Lanes4Depth256NoHighLane", {4U, 8U});
   return all;
 }
 
@@ -81,6 +134,21 @@ TEST_P(ExactlyOnceTest, EveryAdmittedMessageDeliveredOnceInOrderAndIntact) {
       break;
     case kDepthDefault:
       RunScenario<BusDefault>(scenario);
+      break;
+    case kDepth64NoHighLane:
+      RunScenario<Bus64NoHighLane>(scenario);
+      break;
+    case kLanes1:
+      RunScenario<BusLanes1>(scenario);
+      break;
+    case kLanes1NoHighLane:
+      RunScenario<BusLanes1NoHighLane>(scenario);
+      break;
+    case kLanes4:
+      RunScenario<BusLanes4>(scenario);
+      break;
+    case kLanes4NoHighLane:
+      RunScenario<BusLanes4NoHighLane>(scenario);
       break;
     default:
       RunScenario<SingleProducerBus>(scenario);
@@ -102,7 +170,7 @@ TEST(ExactlyOnceStatisticsTest, ExactWithMoreProducerThreadsThanStatisticsShards
   g_queue_full_reports.store(0U);
   g_other_error_reports.store(0U);
   bus->SetErrorCallback(&CountErrors);
-  DeliveryChecker checker(kProducers, /*retry=*/false);
+  DeliveryChecker checker(kProducers, /*retry=*/false, kHighOvertakes<Bus4096>);
   auto visitor = [&checker](const auto& m, const MessageHeader& h) {
     using M = std::decay_t<decltype(m)>;
     checker.Check(m, h, std::is_same_v<M, Wide> ? 0U : (std::is_same_v<M, Narrow> ? 1U : 2U));
@@ -127,7 +195,10 @@ TEST(ExactlyOnceStatisticsTest, ExactWithMoreProducerThreadsThanStatisticsShards
   std::array<uint64_t, mccc::kPriorityCount> admitted{};
   for (uint32_t p = 0U; p < kProducers; ++p) {
     EXPECT_EQ(checker.per_producer()[p].count, records[p].admitted_count) << "producer " << p;
-    EXPECT_EQ(checker.per_producer()[p].hash, records[p].admitted_hash) << "producer " << p;
+    for (std::size_t cls = 0U; cls < kClasses; ++cls) {
+      EXPECT_EQ(checker.per_producer()[p].classes[cls].hash, records[p].class_hash[cls])
+          << "producer " << p;
+    }
     for (std::size_t i = 0U; i < mccc::kPriorityCount; ++i) {
       attempted[i] += records[p].attempted[i];
       admitted[i] += records[p].admitted[i];
@@ -135,6 +206,7 @@ TEST(ExactlyOnceStatisticsTest, ExactWithMoreProducerThreadsThanStatisticsShards
   }
   const BusStatisticsSnapshot s = bus->GetStatistics();
   ExpectPerPriorityCounts(s, attempted, admitted);
+  ExpectLaneStatistics(*bus, records, /*counting=*/true);
   EXPECT_EQ(s.messages_processed, checker.delivered());
   EXPECT_EQ(s.messages_dropped, g_queue_full_reports.load());
   EXPECT_EQ(g_other_error_reports.load(), 0U);
@@ -179,7 +251,7 @@ TEST(ExactlyOnceSingleCoreTest, OneThreadPublishingAndConsumingDeliversEveryMess
   g_queue_full_reports.store(0U);
   g_other_error_reports.store(0U);
   bus->SetErrorCallback(&CountErrors);
-  DeliveryChecker checker(1U, /*retry=*/true);
+  DeliveryChecker checker(1U, /*retry=*/true, kHighOvertakes<SingleCoreBus>);
   auto visitor = [&checker](const auto& m, const MessageHeader& h) {
     using M = std::decay_t<decltype(m)>;
     checker.Check(m, h, std::is_same_v<M, Wide> ? 0U : (std::is_same_v<M, Narrow> ? 1U : 2U));
@@ -196,14 +268,16 @@ TEST(ExactlyOnceSingleCoreTest, OneThreadPublishingAndConsumingDeliversEveryMess
       }
       ASSERT_GT(bus->ProcessBatchWith(visitor), 0U) << "refused although nothing is queued";
     }
-    ++record.admitted[prio];
-    record.admitted_hash = HashStep(record.admitted_hash, seq);
+    record.RecordAdmitted(seq, plan.priority, kHighOvertakes<SingleCoreBus>);
   }
   while (bus->ProcessBatchWith(visitor) != 0U) {
   }
   EXPECT_EQ(checker.failures(), 0U) << "first failure: " << checker.first_failure();
   EXPECT_EQ(checker.delivered(), count);
-  EXPECT_EQ(checker.per_producer()[0].hash, record.admitted_hash);
+  for (std::size_t cls = 0U; cls < kClasses; ++cls) {
+    EXPECT_EQ(checker.per_producer()[0].classes[cls].count, record.class_count[cls]);
+    EXPECT_EQ(checker.per_producer()[0].classes[cls].hash, record.class_hash[cls]);
+  }
   EXPECT_EQ(record.moved_on_refusal, 0U);
   const BusStatisticsSnapshot s = bus->GetStatistics();
   EXPECT_EQ(s.low_priority_published, record.admitted[0]);

@@ -11,12 +11,19 @@
 // may be refused: zero false returns, zero drops in the statistics, zero QUEUE_FULL reports.
 //
 // C = capacity / 2 with mixed priorities is the everyday case; C = limit - 1 with one priority is
-// the sharpest case the argument above allows.
+// the sharpest case the argument above allows. With a HIGH lane (the default) HIGH messages are
+// admitted against that lane alone, up to its last slot in every mode, so the HIGH edge is the
+// lane's capacity - 1; the shared-ring bus keeps HIGH's 99 % edge of the one ring.
+//
+// Delivery order is checked per producer within each ordering class: with a HIGH lane a HIGH
+// message overtakes its producer's queued LOW/MEDIUM ones, so HIGH and LOW/MEDIUM are two classes;
+// on the shared ring every priority is one FIFO.
 //
 // Knobs (environment): MCCC_STRESS_SCALE (message count multiplier; default 1, 0.1 under TSan,
 // 0.3 under ASan or without optimisation), MCCC_STRESS_SECONDS (publish for that long per case).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -70,11 +77,16 @@ using mccc_stress::g_queue_full_reports;
 using Depth64Traits = mccc_stress::StressTraits<64U, 16U>;
 using Depth1024Traits = mccc_stress::StressTraits<1024U, 128U>;
 using SingleProducerTraits = mccc_stress::StressTraits<64U, 16U, true>;
+// No HIGH lane: HIGH shares the ring and is admitted below 99 % of it, FIFO with the rest.
+struct SharedRing64Traits : Depth64Traits {
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 using Bus1024 = mccc::AsyncBus<Payload, Depth1024Traits>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
+using SharedRingBus64 = mccc::AsyncBus<Payload, SharedRing64Traits>;
 
-enum class BusKind { kDepth64, kDepth1024, kSingleProducer64 };
+enum class BusKind { kDepth64, kDepth1024, kSingleProducer64, kSharedRing64 };
 
 /// How many credits the producers share.
 enum class Credits {
@@ -94,9 +106,10 @@ struct Scenario {
 };
 
 std::string Describe(const Scenario& s) {
-  const std::string bus = s.bus == BusKind::kDepth64     ? "Depth64"
-                          : s.bus == BusKind::kDepth1024 ? "Depth1024"
-                                                         : "SingleProducerDepth64";
+  const std::string bus = s.bus == BusKind::kDepth64        ? "Depth64"
+                          : s.bus == BusKind::kDepth1024    ? "Depth1024"
+                          : s.bus == BusKind::kSharedRing64 ? "SharedRingDepth64"
+                                                            : "SingleProducerDepth64";
   const std::string mode = s.mode == PerformanceMode::FULL_FEATURED ? "FullFeatured"
                            : s.mode == PerformanceMode::NO_STATS    ? "NoStats"
                                                                     : "BareMetal";
@@ -142,6 +155,9 @@ std::vector<Scenario> AllScenarios() {
       {BusKind::kSingleProducer64, 1U, kFull, kHalf, kMixedPriorities, false},
       {BusKind::kSingleProducer64, 1U, kFull, kEdge, 0, true},
       {BusKind::kSingleProducer64, 1U, PerformanceMode::BARE_METAL, kEdge, 0, false},
+      // HIGH in the one ring (no HIGH lane): one FIFO, HIGH's edge at 99 % of the ring.
+      {BusKind::kSharedRing64, 8U, kFull, kHalf, kMixedPriorities, false},
+      {BusKind::kSharedRing64, 8U, kFull, kEdge, 2, true},
   };
 }
 
@@ -151,6 +167,9 @@ template <typename Bus>
 uint32_t CreditsFor(const Scenario& s) {
   if (s.credits == Credits::kHalfCapacity) {
     return Bus::kQueueDepth / 2U;
+  }
+  if (Bus::kHighQueueDepth > 0U && s.priority == static_cast<int>(MessagePriority::HIGH)) {
+    return Bus::kHighQueueDepth - 1U;  // the HIGH lane admits up to its last slot
   }
   if (s.mode == PerformanceMode::BARE_METAL) {
     return Bus::kQueueDepth - 1U;
@@ -164,6 +183,26 @@ MessagePriority PriorityFor(const Scenario& s, uint32_t producer, uint32_t seq) 
     return static_cast<MessagePriority>(s.priority);
   }
   return static_cast<MessagePriority>((producer + seq) % 3U);
+}
+
+// Ordering classes: per producer, FIFO holds within one (0: LOW/MEDIUM, and HIGH without a lane).
+constexpr std::size_t kClasses = 2U;
+constexpr uint32_t kNoSeq = ~uint32_t{0};
+
+std::size_t ClassOf(MessagePriority priority, bool high_lane) {
+  return high_lane && priority == MessagePriority::HIGH ? 1U : 0U;
+}
+
+/// The first seq >= `from` that `producer` publishes in class `cls`, or kNoSeq when it publishes
+/// nothing of that class (the priority pattern repeats every three seqs).
+uint32_t NextOfClass(const Scenario& s, uint32_t producer, uint32_t from, std::size_t cls,
+                     bool high_lane) {
+  for (uint32_t seq = from; seq < from + 3U; ++seq) {
+    if (ClassOf(PriorityFor(s, producer, seq), high_lane) == cls) {
+      return seq;
+    }
+  }
+  return kNoSeq;
 }
 
 struct ProducerRecord {
@@ -183,17 +222,26 @@ void RunScenario(const Scenario& scenario) {
   const uint32_t credit_count = CreditsFor<Bus>(scenario);
   ASSERT_GT(credit_count, 0U);
   std::atomic<uint32_t> credits{credit_count};
-  uint64_t delivered = 0U;                                 // consumer thread only
-  uint64_t order_violations = 0U;                          // consumer thread only
-  std::vector<uint32_t> next_seq(scenario.producers, 0U);  // consumer thread only
+  constexpr bool kHighLane = Bus::kHighQueueDepth > 0U;
+  uint64_t delivered = 0U;         // consumer thread only
+  uint64_t order_violations = 0U;  // consumer thread only
+  // Per producer and class, the seq expected next (consumer thread only).
+  std::vector<std::array<uint32_t, kClasses>> next_seq(scenario.producers);
+  for (uint32_t p = 0U; p < scenario.producers; ++p) {
+    for (std::size_t cls = 0U; cls < kClasses; ++cls) {
+      next_seq[p][cls] = NextOfClass(scenario, p, 0U, cls, kHighLane);
+    }
+  }
 
   // The handler gives the credit back while the message still occupies its slot (the consumer
   // frees the slot after the handler returns): that is the one extra message the bound allows.
   const auto on_message = [&](uint32_t producer, uint32_t seq) {
-    if (producer >= next_seq.size() || seq != next_seq[producer]) {
+    const std::size_t cls =
+        producer < next_seq.size() ? ClassOf(PriorityFor(scenario, producer, seq), kHighLane) : 0U;
+    if (producer >= next_seq.size() || seq != next_seq[producer][cls]) {
       ++order_violations;
     } else {
-      ++next_seq[producer];
+      next_seq[producer][cls] = NextOfClass(scenario, producer, seq + 1U, cls, kHighLane);
     }
     ++delivered;
     // acq_rel: returns the credit after this slot's head predecessor was released (see the file
@@ -317,6 +365,9 @@ TEST_P(NoSpuriousRejectionTest, NothingRefusedWhileOutstandingStaysBelowTheLimit
       break;
     case BusKind::kSingleProducer64:
       RunScenario<SingleProducerBus>(scenario);
+      break;
+    case BusKind::kSharedRing64:
+      RunScenario<SharedRingBus64>(scenario);
       break;
   }
 }

@@ -3,19 +3,24 @@
 /// @brief `mccc::AsyncBus`: many producers publish typed messages, one consumer dispatches them.
 ///
 /// The bus composes the pieces that each live in their own header:
-/// - ring/mpsc_ring.hpp: the lock-free bounded ring the envelopes live in;
+/// - ring/mpsc_ring.hpp: the lock-free bounded ring the envelopes live in (the shared ring, and
+///   the HIGH lane: a ring of its own for HIGH messages, dispatched before the others);
+/// - ring/producer_lane.hpp: optional producer lanes, a ring per producer published without a
+///   locked instruction, admission per lane;
 /// - admission/priority_admission.hpp: which priority is admitted at which occupancy;
 /// - statistics/bus_statistics.hpp: counters that cost no shared write per message;
 /// - dispatch/subscription_table.hpp: subscriber callbacks, read by the consumer without a lock;
 /// - dispatch/visit.hpp: compile-time visitor dispatch;
 /// - wakeup/consumer_parking.hpp: an idle consumer may sleep and is woken by the next publish.
 ///
-/// Thread-safety summary: Publish*, Subscribe, Unsubscribe, the queue snapshots, statistics,
-/// SetPerformanceMode and SetErrorCallback are thread-safe (any thread, any time).
+/// Thread-safety summary: Publish*, MakeProducer, Subscribe, Unsubscribe, the queue snapshots
+/// (MarkClaimed and HasConsumed included), statistics, SetPerformanceMode and SetErrorCallback are
+/// thread-safe (any thread, any time); a Producer handle is used by one thread at a time.
 /// ProcessBatch, ProcessBatchWith and WaitForMessages belong to the one consumer thread.
 #ifndef MCCC_BUS_ASYNC_BUS_HPP_
 #define MCCC_BUS_ASYNC_BUS_HPP_
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +39,9 @@
 #include "mccc/dispatch/visit.hpp"
 #include "mccc/message.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
+#include "mccc/ring/producer_lane.hpp"
 #include "mccc/statistics/bus_statistics.hpp"
+#include "mccc/statistics/thread_shard.hpp"
 #include "mccc/traits.hpp"
 #include "mccc/wakeup/consumer_parking.hpp"
 
@@ -58,6 +65,20 @@ class AsyncBus {
   static_assert(!Traits::kSingleCore || Traits::kSingleCoreUnsafeAcknowledged,
                 "mccc: kSingleCore = true is only correct on a single-core CPU; also set "
                 "kSingleCoreUnsafeAcknowledged = true (MCCC_I_KNOW_SINGLE_CORE_IS_UNSAFE=1)");
+  static_assert((Traits::kHighQueueDepth & (Traits::kHighQueueDepth - 1U)) == 0U,
+                "mccc: kHighQueueDepth (MCCC_HIGH_QUEUE_DEPTH) must be 0 (no HIGH lane) or a "
+                "power of two, e.g. 1024");
+  static_assert(Traits::kProducerLanes == 0U ||
+                    (!Traits::kSingleProducer && !Traits::kSingleCore && MCCC_HOSTED != 0),
+                "mccc: producer lanes need a hosted, multi-core, multi-producer bus (threads own "
+                "them); set kProducerLanes = 0 with kSingleProducer or kSingleCore");
+  static_assert(Traits::kProducerLanes <= Traits::kStatisticsShards &&
+                    Traits::kProducerLanes < detail::kMaxThreadShards,
+                "mccc: kProducerLanes must not exceed kStatisticsShards (a lane counts in the "
+                "statistics shard of its producer) nor 255; raise kStatisticsShards");
+  static_assert(Traits::kProducerLanes == 0U || Traits::kBatchSize > Traits::kProducerLanes,
+                "mccc: kBatchSize must exceed kProducerLanes so that one batch can serve every "
+                "lane and the shared ring; raise kBatchSize or use fewer lanes");
   static_assert(detail::AllNothrowMovable<PayloadVariant>::value,
                 "mccc: every payload alternative must be nothrow move constructible (a claimed "
                 "slot must always be completed); mark the move constructor noexcept");
@@ -72,8 +93,14 @@ class AsyncBus {
 
   /// Ring capacity in messages.
   static constexpr uint32_t kQueueDepth = Traits::kQueueDepth;
-  /// Messages one ProcessBatch call dispatches at most.
+  /// LOW/MEDIUM messages one ProcessBatch call dispatches at most (and as many HIGH ones).
   static constexpr uint32_t kBatchSize = Traits::kBatchSize;
+  /// Slots of the HIGH lane (0: HIGH shares the normal rings).
+  static constexpr uint32_t kHighQueueDepth = Traits::kHighQueueDepth;
+  /// Producer lanes (0: every producer uses the shared ring).
+  static constexpr uint32_t kProducerLanes = Traits::kProducerLanes;
+  /// Slots of each producer lane.
+  static constexpr uint32_t kLaneDepth = Traits::kLaneDepth;
 
   // The names of the original MCCC API, for code written against it (docs/migrating.md). Each
   // threshold is the occupancy at or above which a publish is refused (Admission::LimitFor) or a
@@ -95,7 +122,11 @@ class AsyncBus {
   /// @brief A bus with an empty queue and no subscribers. Allocates nothing: the ring is a
   /// member, so give large buses static or heap storage (Instance(), std::make_unique).
   AsyncBus() noexcept
-      : msg_id_offset_(1U), ring_(Position{0U}), next_msg_id_(1U), id_base_(1U, 0U) {
+      : msg_id_offset_(1U),
+        ring_(Position{0U}),
+        next_msg_id_(1U),
+        delivered_mark_(Position{0U}),
+        id_base_(1U, 0U) {
     Stamp::WarmUp();
   }
 
@@ -105,6 +136,7 @@ class AsyncBus {
       : msg_id_offset_(first_msg_id - static_cast<uint64_t>(initial_position)),
         ring_(initial_position),
         next_msg_id_(first_msg_id),
+        delivered_mark_(initial_position),
         id_base_(first_msg_id - static_cast<uint64_t>(initial_position),
                  static_cast<uint32_t>(initial_position)) {
     Stamp::WarmUp();
@@ -204,8 +236,8 @@ class AsyncBus {
   /// false when not admitted; `message` is then left untouched (not moved from).
   template <typename T>
   bool Publish(T&& message, uint32_t sender_id) noexcept {
-    return PublishImpl(std::forward<T>(message), sender_id, MessagePriority::kMedium,
-                       Stamp::Take());
+    return PublishTimestamped(CurrentProducer(), std::forward<T>(message), sender_id,
+                              MessagePriority::kMedium);
   }
 
   /// @brief Publishes with an explicit priority (see Admission for the thresholds). Returns
@@ -213,7 +245,7 @@ class AsyncBus {
   /// (INVALID_MESSAGE is then reported); `message` is then left untouched.
   template <typename T>
   bool PublishWithPriority(T&& message, uint32_t sender_id, MessagePriority priority) noexcept {
-    return PublishImpl(std::forward<T>(message), sender_id, priority, Stamp::Take());
+    return PublishTimestamped(CurrentProducer(), std::forward<T>(message), sender_id, priority);
   }
 
   /// @brief Publishes with a caller-supplied timestamp: no clock read. Otherwise as
@@ -221,7 +253,7 @@ class AsyncBus {
   template <typename T>
   bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
                    MessagePriority priority = MessagePriority::kMedium) noexcept {
-    return PublishImpl(std::forward<T>(message), sender_id, priority,
+    return PublishImpl(CurrentProducer(), std::forward<T>(message), sender_id, priority,
                        detail::GivenStamp(timestamp_us));
   }
 
@@ -229,6 +261,130 @@ class AsyncBus {
   /// constructor cannot throw). Returns false when not admitted (nothing is constructed).
   template <typename T, typename... Args>
   bool PublishEmplace(uint32_t sender_id, MessagePriority priority, Args&&... args) noexcept {
+    return PublishEmplaceBy<T>(CurrentProducer(), sender_id, priority, std::forward<Args>(args)...);
+  }
+
+  /// @brief Publishes `messages[0, count)` in this order, with one clock reading and one claim
+  /// of consecutive queue positions for all of them (no other producer's message lands between
+  /// them, and their msg_ids are consecutive unless HIGH messages are dispatched in between).
+  /// Admission is decided per message exactly as `count` single publishes of `priority` at that
+  /// instant would decide it, so the admitted messages are a prefix: returns how many (0 to
+  /// count). The messages are copied; the refused ones, `messages[returned, count)`, are left for
+  /// the caller to retry. Each refused message counts as dropped (FULL_FEATURED), and the error
+  /// callback gets one QUEUE_FULL per call that refused any (its msg_id: see QUEUE_FULL in the
+  /// README). Returns 0 and reports INVALID_MESSAGE when `priority` is not an enumerator or
+  /// `messages` is null with count > 0. Thread-safe, lock-free, never allocates (as Publish).
+  template <typename T>
+  uint32_t PublishBatch(const T* messages, uint32_t count, uint32_t sender_id,
+                        MessagePriority priority = MessagePriority::kMedium) noexcept {
+    return PublishBatchBy(CurrentProducer(), messages, count, sender_id, priority);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Producer handles: a producer identity owned by an object instead of a thread.
+  // -------------------------------------------------------------------------------------------
+
+  /// @brief A producer identity for code that manages its own threads (a thread pool, a task
+  /// that migrates between threads). It owns a statistics shard and, when the bus has producer
+  /// lanes and one is free, a lane of its own, exactly as a publishing thread does; both return
+  /// when the handle is destroyed. Use it from one thread at a time; hand it over through the
+  /// user's own synchronisation. Move-only. A default-constructed or moved-from handle publishes
+  /// nothing (its calls return false / 0).
+  class Producer {
+   public:
+    Producer() noexcept = default;
+    Producer(Producer&& other) noexcept : bus_(other.bus_), index_(other.index_) {
+      other.bus_ = nullptr;
+      other.index_ = detail::kNoThreadShard;
+    }
+    Producer& operator=(Producer&& other) noexcept {
+      if (this != &other) {
+        Release();
+        bus_ = other.bus_;
+        index_ = other.index_;
+        other.bus_ = nullptr;
+        other.index_ = detail::kNoThreadShard;
+      }
+      return *this;
+    }
+    Producer(const Producer&) = delete;
+    Producer& operator=(const Producer&) = delete;
+    ~Producer() { Release(); }
+
+    /// @brief True when this handle publishes on a producer lane of its own (false: the
+    /// shared ring, like threads beyond kProducerLanes).
+    bool HasOwnLane() const noexcept { return bus_ != nullptr && IsLaneIndex(index_); }
+
+    /// @brief The lane this handle publishes on (LaneCount() when it is the shared ring).
+    uint32_t Lane() const noexcept { return IsLaneIndex(index_) ? index_ : kProducerLanes; }
+
+    /// @brief As AsyncBus::Publish.
+    template <typename T>
+    bool Publish(T&& message, uint32_t sender_id) noexcept {
+      return bus_ != nullptr && bus_->PublishTimestamped(index_, std::forward<T>(message),
+                                                         sender_id, MessagePriority::kMedium);
+    }
+
+    /// @brief As AsyncBus::PublishWithPriority.
+    template <typename T>
+    bool PublishWithPriority(T&& message, uint32_t sender_id, MessagePriority priority) noexcept {
+      return bus_ != nullptr &&
+             bus_->PublishTimestamped(index_, std::forward<T>(message), sender_id, priority);
+    }
+
+    /// @brief As AsyncBus::PublishFast.
+    template <typename T>
+    bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
+                     MessagePriority priority = MessagePriority::kMedium) noexcept {
+      return bus_ != nullptr && bus_->PublishImpl(index_, std::forward<T>(message), sender_id,
+                                                  priority, detail::GivenStamp(timestamp_us));
+    }
+
+    /// @brief As AsyncBus::PublishEmplace.
+    template <typename T, typename... Args>
+    bool PublishEmplace(uint32_t sender_id, MessagePriority priority, Args&&... args) noexcept {
+      return bus_ != nullptr && bus_->template PublishEmplaceBy<T>(index_, sender_id, priority,
+                                                                   std::forward<Args>(args)...);
+    }
+
+    /// @brief As AsyncBus::PublishBatch.
+    template <typename T>
+    uint32_t PublishBatch(const T* messages, uint32_t count, uint32_t sender_id,
+                          MessagePriority priority = MessagePriority::kMedium) noexcept {
+      return bus_ == nullptr ? 0U
+                             : bus_->PublishBatchBy(index_, messages, count, sender_id, priority);
+    }
+
+   private:
+    friend class AsyncBus;
+    Producer(AsyncBus& bus, uint32_t index) noexcept : bus_(&bus), index_(index) {}
+
+    void Release() noexcept {
+      if (bus_ != nullptr) {
+        detail::ThreadShardRegistry::Global().Release(index_);
+        bus_ = nullptr;
+        index_ = detail::kNoThreadShard;
+      }
+    }
+
+    AsyncBus* bus_ = nullptr;
+    uint32_t index_ = detail::kNoThreadShard;
+  };
+
+  /// @brief A new producer handle (see Producer). Takes the lowest free producer identity of
+  /// the process; when none is free, or its index is not below kProducerLanes, the handle uses
+  /// the shared ring. Thread-safe, lock-free; allocates nothing.
+  Producer MakeProducer() noexcept {
+    return Producer(*this, detail::ThreadShardRegistry::Global().Acquire());
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Implementation of the publish calls above, for a given producer identity.
+  // -------------------------------------------------------------------------------------------
+ private:
+  template <typename T, typename... Args>
+  bool PublishEmplaceBy(uint32_t producer, uint32_t sender_id, MessagePriority priority,
+                        Args&&... args) noexcept {
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: PublishEmplace<T>: T is not an alternative of the bus payload variant; "
                   "publish one of the std::variant's types or add T to it");
@@ -236,29 +392,20 @@ class AsyncBus {
                   "mccc: PublishEmplace<T>: T has no constructor taking these arguments (an "
                   "aggregate cannot be built with parentheses in C++17: use Publish(T{...}))");
     if constexpr (std::is_nothrow_constructible_v<T, Args...>) {
-      return PublishConstructed(
-          sender_id, priority, Stamp::Take(), [&](void* storage, const MessageHeader& h) noexcept {
-            ::new (storage)
-                Envelope{h, Payload(std::in_place_type<T>, std::forward<Args>(args)...)};
-          });
+      return PublishConstructed(producer, sender_id, priority, Stamp::Take(),
+                                [&](void* storage, const MessageHeader& h) noexcept {
+                                  ::new (storage) Envelope{h, Payload(std::in_place_type<T>,
+                                                                      std::forward<Args>(args)...)};
+                                });
     } else {
-      return PublishImpl(T(std::forward<Args>(args)...), sender_id, priority, Stamp::Take());
+      return PublishImpl(producer, T(std::forward<Args>(args)...), sender_id, priority,
+                         Stamp::Take());
     }
   }
 
-  /// @brief Publishes `messages[0, count)` in this order, with one clock reading and one claim
-  /// of consecutive queue positions for all of them (their msg_ids are consecutive too, and no
-  /// other producer's message lands between them). Admission is decided per message exactly as
-  /// `count` single publishes of `priority` at that instant would decide it, so the admitted
-  /// messages are a prefix: returns how many (0 to count). The messages are copied; the refused
-  /// ones, `messages[returned, count)`, are left for the caller to retry. Each refused message
-  /// counts as dropped (FULL_FEATURED), and the error callback gets one QUEUE_FULL per call that
-  /// refused any, with the msg_id the first refused message would have received.
-  /// Returns 0 and reports INVALID_MESSAGE when `priority` is not an enumerator or `messages` is
-  /// null with count > 0. Thread-safe, lock-free, never allocates (as Publish).
   template <typename T>
-  uint32_t PublishBatch(const T* messages, uint32_t count, uint32_t sender_id,
-                        MessagePriority priority = MessagePriority::kMedium) noexcept {
+  uint32_t PublishBatchBy(uint32_t producer, const T* messages, uint32_t count, uint32_t sender_id,
+                          MessagePriority priority) noexcept {
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: PublishBatch<T>: T is not an alternative of the bus payload variant; "
                   "publish one of the std::variant's types or add T to it");
@@ -275,23 +422,43 @@ class AsyncBus {
       return 0U;
     }
     const Stamp stamp = Stamp::Take();
-    const RingBatchClaim<Position> claim = ring_.TryPublishBatch(
-        LimitFor(mode, priority_index), count, [&stamp]() noexcept { return stamp.ToUs(); },
-        [&](void* storage, Position position, uint32_t index, uint64_t timestamp_us) noexcept {
-          ::new (storage) Envelope{HeaderAt(position, timestamp_us, sender_id, priority),
-                                   Payload(std::in_place_type<T>, messages[index])};
-        });
+    const auto after_claim = [&stamp]() noexcept { return stamp.ToUs(); };
+    const auto build = [&](void* storage, Position position, uint32_t index,
+                           uint64_t timestamp_us) noexcept {
+      ::new (storage) Envelope{HeaderAt(position, timestamp_us, sender_id, priority),
+                               Payload(std::in_place_type<T>, messages[index])};
+    };
+    RingBatchClaim<Position> claim{};
+    bool claim_is_seq_cst = !Traits::kSingleProducer;
+    if (IsForHighLane(priority)) {
+      if constexpr (kHasHighLane) {
+        claim = high_ring_.TryPublishBatch(HighLimit(), count, after_claim, build);
+      }
+    } else if (HasLaneOf(producer) && BeginLanePublish(producer)) {
+      if constexpr (kHasLanes) {
+        claim = lanes_[producer].TryPublishBatch(
+            LaneLimitFor(mode, priority_index), count, after_claim,
+            [&build](void* storage, uint32_t index, uint64_t timestamp_us) noexcept {
+              build(storage, Position{0U}, index, timestamp_us);
+            });
+        lanes_[producer].EndPublish();
+        claim_is_seq_cst = false;
+      }
+    } else {
+      claim = ring_.TryPublishBatch(LimitFor(mode, priority_index), count, after_claim, build);
+    }
     const auto admitted = static_cast<uint32_t>(claim.admitted);
     if (MCCC_LIKELY(admitted != 0U)) {
-      OnAdmitted(mode, priority, admitted);
+      OnAdmitted(producer, mode, priority, admitted, claim_is_seq_cst);
     }
     if (MCCC_UNLIKELY(admitted != count)) {
-      OnRejected(mode, priority, static_cast<Position>(claim.position + claim.admitted),
+      OnRejected(producer, mode, priority, static_cast<Position>(claim.position + claim.admitted),
                  count - admitted);
     }
     return admitted;
   }
 
+ public:
   // -------------------------------------------------------------------------------------------
   // Consuming: the one consumer thread only.
   // -------------------------------------------------------------------------------------------
@@ -304,7 +471,7 @@ class AsyncBus {
       return RefuseReentry();
     }
     ConsumerScope scope(*this);
-    if (!table_.LightBatchMarks() && !ring_.HasReadyElement()) {
+    if (!table_.LightBatchMarks() && !HasReadyMessage()) {
       // Nothing to do: skip the batch start's locked read-modify-write, but finish what an
       // earlier batch end could not (a removed callable whose reclaim found the table busy).
       table_.ReclaimIfPending();
@@ -318,13 +485,12 @@ class AsyncBus {
     const PerformanceMode mode = LoadMode();
     uint32_t errors = 0U;
     PrepareIds();
-    const uint32_t processed = ring_.ConsumeBatch(
-        kBatchSize, [this, mode, &errors](Envelope& envelope, Position) noexcept {
-          AssignMessageId(envelope.header, mode);
-          errors += table_.Dispatch(envelope, [this, mode](uint64_t msg_id) noexcept {
-            ReportError(mode, BusError::kProcessingError, msg_id);
-          });
-        });
+    const uint32_t processed = ConsumeRings([this, mode, &errors](Envelope& envelope) noexcept {
+      AssignMessageId(envelope.header, mode);
+      errors += table_.Dispatch(envelope, [this, mode](uint64_t msg_id) noexcept {
+        ReportError(mode, BusError::kProcessingError, msg_id);
+      });
+    });
     table_.EndBatch();
     FinishBatch(mode, processed, errors);
     return processed;
@@ -348,8 +514,8 @@ class AsyncBus {
     const PerformanceMode mode = LoadMode();
     uint32_t errors = 0U;
     PrepareIds();
-    const uint32_t processed = ring_.ConsumeBatch(
-        kBatchSize, [this, mode, &errors, &visitor](Envelope& envelope, Position) noexcept {
+    const uint32_t processed =
+        ConsumeRings([this, mode, &errors, &visitor](Envelope& envelope) noexcept {
           AssignMessageId(envelope.header, mode);
           if (MCCC_UNLIKELY(!VisitGuarded(visitor, envelope))) {
             ++errors;
@@ -366,14 +532,14 @@ class AsyncBus {
   /// Single-producer buses: publishes that raced with the very first call may wake the
   /// consumer only at the timeout.
   bool WaitForMessages(uint32_t timeout_us) noexcept {
-    if (ring_.HasReadyElement()) {
+    if (HasReadyMessage()) {
       return true;
     }
     if (!parking_.SleepEnabled()) {
       parking_.EnableSleep();
     }
-    parking_.Park([this]() noexcept { return ring_.HasClaimedWork(); }, timeout_us);
-    return ring_.HasReadyElement();
+    parking_.Park([this]() noexcept { return HasClaimedWork(); }, timeout_us);
+    return HasReadyMessage();
   }
 
   /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
@@ -387,25 +553,158 @@ class AsyncBus {
   // Introspection: thread-safe snapshots (stale as soon as they return).
   // -------------------------------------------------------------------------------------------
 
-  /// @brief Messages published and not yet consumed (including ones still being written).
+  /// @brief Messages published and not yet consumed (including ones still being written), in
+  /// the whole bus: the shared ring, the HIGH lane and every producer lane (a sum of snapshots
+  /// taken one after another).
   uint32_t QueueDepth() const noexcept {
-    return static_cast<uint32_t>(ring_.Occupancy());
+    uint64_t depth = ring_.Occupancy();
+    if constexpr (kHasHighLane) {
+      depth += high_ring_.Occupancy();
+    }
+    if constexpr (kHasLanes) {
+      for (const Lane& lane : lanes_) {
+        depth += lane.Occupancy();
+      }
+    }
+    return static_cast<uint32_t>(depth);
   }
 
-  /// @brief QueueDepth as a whole percentage of capacity (0..100, rounded down).
+  /// @brief The fullest ring's occupancy as a whole percentage of its capacity (0..100, rounded
+  /// down): admission is decided per ring, so the fullest one is the one that refuses first.
   uint32_t QueueUtilizationPercent() const noexcept {
-    return Admission::UtilizationPercent(ring_.Occupancy());
+    uint32_t worst = Admission::UtilizationPercent(ring_.Occupancy());
+    if constexpr (kHasHighLane) {
+      worst = Worse(worst, HighAdmission::UtilizationPercent(high_ring_.Occupancy()));
+    }
+    if constexpr (kHasLanes) {
+      for (const Lane& lane : lanes_) {
+        worst = Worse(worst, LaneAdmission::UtilizationPercent(lane.Occupancy()));
+      }
+    }
+    return worst;
   }
 
-  /// @brief The level of the current occupancy (boundaries: Admission::kWarningPercent,
-  /// Admission::kCriticalPercent, full).
+  /// @brief The highest backpressure level among the rings (each against its own capacity;
+  /// boundaries: Admission::kWarningPercent, Admission::kCriticalPercent, full).
   BackpressureLevel GetBackpressureLevel() const noexcept {
-    return Admission::LevelFor(ring_.Occupancy());
+    BackpressureLevel worst = Admission::LevelFor(ring_.Occupancy());
+    if constexpr (kHasHighLane) {
+      worst = Worse(worst, HighAdmission::LevelFor(high_ring_.Occupancy()));
+    }
+    if constexpr (kHasLanes) {
+      for (const Lane& lane : lanes_) {
+        worst = Worse(worst, LaneAdmission::LevelFor(lane.Occupancy()));
+      }
+    }
+    return worst;
   }
 
-  /// @brief Ring capacity.
+  /// @brief Capacity of the shared ring (kQueueDepth).
   static constexpr uint32_t Capacity() noexcept {
     return kQueueDepth;
+  }
+
+  /// @brief Capacity of the whole bus: the shared ring, the HIGH lane and the producer lanes.
+  static constexpr uint64_t TotalCapacity() noexcept {
+    return static_cast<uint64_t>(kQueueDepth) + kHighQueueDepth +
+           static_cast<uint64_t>(kProducerLanes) * kLaneDepth;
+  }
+
+  /// @brief True when `index` names a producer lane (below kProducerLanes).
+  static constexpr bool IsLaneIndex(uint32_t index) noexcept {
+    if constexpr (kHasLanes) {
+      // cppcheck-suppress unsignedLessThanZero ; only instantiated with kProducerLanes > 0
+      return index < kProducerLanes;
+    } else {
+      static_cast<void>(index);
+      return false;
+    }
+  }
+
+  /// @brief Producer lanes of this bus (kProducerLanes). Lane index LaneCount() names the
+  /// shared ring, which producers without a lane of their own use.
+  static constexpr uint32_t LaneCount() noexcept {
+    return kProducerLanes;
+  }
+
+  /// @brief Messages queued in lane `lane` (LaneCount(): the shared ring; beyond: 0). Snapshot.
+  uint32_t LaneQueueDepth(uint32_t lane) const noexcept {
+    if constexpr (kHasLanes) {
+      if (IsLaneIndex(lane)) {
+        return static_cast<uint32_t>(lanes_[lane].Occupancy());
+      }
+    }
+    return lane == kProducerLanes ? static_cast<uint32_t>(ring_.Occupancy()) : 0U;
+  }
+
+  /// @brief How far producers had claimed positions in every ring when it was taken (see
+  /// MarkClaimed). With several rings a later message can be dispatched before an earlier one
+  /// (HIGH first; lanes served in turn), so "as many messages as were queued" does not mean
+  /// "the messages that were queued"; a mark does.
+  struct ClaimMark {
+    Position shared;
+    Position high;
+    std::array<Position, (kProducerLanes > 0U ? kProducerLanes : 1U)> lanes;
+  };
+
+  /// @brief Marks what has been claimed (published, or being written) in every ring. Any thread.
+  ClaimMark MarkClaimed() const noexcept {
+    ClaimMark mark{};
+    mark.shared = ring_.ClaimedPosition();
+    if constexpr (kHasHighLane) {
+      mark.high = high_ring_.ClaimedPosition();
+    }
+    if constexpr (kHasLanes) {
+      for (std::size_t i = 0U; i < mark.lanes.size(); ++i) {
+        mark.lanes[i] = lanes_[i].ClaimedPosition();
+      }
+    }
+    return mark;
+  }
+
+  /// @brief True when every message claimed before `mark` was taken has been consumed (e.g. a
+  /// consumer that drains before stopping: every Publish that returned before the mark was
+  /// taken is then delivered). Any thread; meant for the consumer.
+  bool HasConsumed(const ClaimMark& mark) const noexcept {
+    if (!IsAtOrPast(ring_.ConsumedPosition(), mark.shared)) {
+      return false;
+    }
+    if constexpr (kHasHighLane) {
+      if (!IsAtOrPast(high_ring_.ConsumedPosition(), mark.high)) {
+        return false;
+      }
+    }
+    if constexpr (kHasLanes) {
+      for (std::size_t i = 0U; i < mark.lanes.size(); ++i) {
+        if (!IsAtOrPast(lanes_[i].ConsumedPosition(), mark.lanes[i])) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /// @brief Messages queued in the HIGH lane (0 without one). Snapshot.
+  uint32_t HighQueueDepth() const noexcept {
+    if constexpr (kHasHighLane) {
+      return static_cast<uint32_t>(high_ring_.Occupancy());
+    }
+    return 0U;
+  }
+
+  /// @brief What the producer of lane `lane` published and had refused since construction or
+  /// the last ResetStatistics (FULL_FEATURED only counts), per priority; its HIGH messages
+  /// included, whichever ring carried them. LaneCount(): every producer without a lane of its
+  /// own. The processed and error fields are 0 (the consumer counts for the whole bus). The
+  /// lanes' figures add up to GetStatistics()'s. Thread-safe.
+  BusStatisticsSnapshot GetLaneStatistics(uint32_t lane) const noexcept {
+    if (IsLaneIndex(lane)) {
+      return stats_.ShardRange(Statistics::ShardOf(lane), Statistics::ShardOf(lane));
+    }
+    if (lane == kProducerLanes) {
+      return stats_.ShardRange(kProducerLanes, Traits::kStatisticsShards);
+    }
+    return BusStatisticsSnapshot{};
   }
 
   /// @brief Switches features at runtime: FULL_FEATURED (default), NO_STATS (admission and
@@ -456,11 +755,32 @@ class AsyncBus {
   // after it (clock/clock_stamp.hpp). A multi-producer claim is a locked CAS, so a clock that
   // splits its reading converts after it; the single-producer claim has nothing to protect.
   using Stamp = detail::ClockStamp<typename Traits::Clock, !Traits::kSingleProducer>;
+  using LaneStamp = detail::ClockStamp<typename Traits::Clock, false>;
   using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
                                    Traits::kSingleCore, Traits::kCacheLineSize>;
   static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;
-  // With 64-bit positions, position + constant is already the unique 64-bit id.
-  static constexpr bool kProducerAssignsIds = sizeof(Position) >= sizeof(uint64_t);
+  static constexpr bool kHasHighLane = kHighQueueDepth > 0U;
+  static constexpr bool kHasLanes = kProducerLanes > 0U;
+  // The HIGH lane: its own ring (one slot when there is none, never used).
+  using HighRing =
+      MpscRing<Envelope, (kHasHighLane ? kHighQueueDepth : 1U), Traits::kSingleProducer,
+               Traits::kSingleCore, Position, Traits::kCacheLineSize>;
+  using HighAdmission = PriorityAdmission<(kHasHighLane ? kHighQueueDepth : 1U)>;
+  using Lane = ProducerLane<Envelope, kLaneDepth, Position, Traits::kCacheLineSize>;
+  using LaneAdmission = PriorityAdmission<kLaneDepth>;
+  struct NoHighRing {};
+  struct NoLanes {};
+  // More than one ring: ids are given by the consumer in delivery order, which only it knows.
+  static constexpr bool kDeliveryOrderIds = kHasHighLane || kHasLanes;
+  // With 64-bit positions and one ring, position + constant is already the unique 64-bit id.
+  static constexpr bool kProducerAssignsIds =
+      sizeof(Position) >= sizeof(uint64_t) && !kDeliveryOrderIds;
+  // 32-bit positions: a position or delivery count is widened to a 64-bit id (id_base.hpp).
+  static constexpr bool kWidensIds = sizeof(Position) < sizeof(uint64_t);
+  // Most messages one batch can deliver: kBatchSize LOW/MEDIUM, and as many HIGH.
+  static constexpr uint32_t kMostPerBatch = kHasHighLane ? 2U * kBatchSize : kBatchSize;
+  // The producer identity "the calling thread, as the statistics find it" (no lanes to choose).
+  static constexpr uint32_t kThisThread = ~uint32_t{0};
   // The widest member placed at a line boundary is the 64-bit msg_id counter.
   static constexpr unsigned kLine =
       detail::kLineAlign<Traits::kSingleCore, Traits::kCacheLineSize, uint64_t>;
@@ -519,9 +839,33 @@ class AsyncBus {
 
   /// `stamp`: a Stamp taken before the claim, or PublishFast's GivenStamp (clock/clock_stamp.hpp);
   /// converted to microseconds only after a successful claim.
+  /// The calling thread's producer identity: its lane index with lanes (detail::ThisThreadShard:
+  /// a TLS load after its first publish), else kThisThread (the statistics look it up).
+  MCCC_ALWAYS_INLINE static uint32_t CurrentProducer() noexcept {
+    if constexpr (kHasLanes) {
+      return detail::ThisThreadShard();
+    } else {
+      return kThisThread;
+    }
+  }
+
+  /// A publish timestamped by the bus clock. A lane has no locked claim to keep the clock's
+  /// conversion out of, so its stamp converts at once (one call instead of two).
+  template <typename T>
+  MCCC_ALWAYS_INLINE bool PublishTimestamped(uint32_t producer, T&& message, uint32_t sender_id,
+                                             MessagePriority priority) noexcept {
+    if constexpr (kHasLanes) {
+      if (HasLaneOf(producer) && !IsForHighLane(priority)) {
+        return PublishImpl(producer, std::forward<T>(message), sender_id, priority,
+                           LaneStamp::Take());
+      }
+    }
+    return PublishImpl(producer, std::forward<T>(message), sender_id, priority, Stamp::Take());
+  }
+
   template <typename T, typename Stamp>
-  MCCC_ALWAYS_INLINE bool PublishImpl(T&& message, uint32_t sender_id, MessagePriority priority,
-                                      const Stamp& stamp) noexcept {
+  MCCC_ALWAYS_INLINE bool PublishImpl(uint32_t producer, T&& message, uint32_t sender_id,
+                                      MessagePriority priority, const Stamp& stamp) noexcept {
     using Message = std::remove_cv_t<std::remove_reference_t<T>>;
     static_assert(detail::kIsAlternative<Message, Payload> || std::is_same_v<Message, Payload>,
                   "mccc: Publish: the message type is not an alternative of the bus payload "
@@ -532,12 +876,14 @@ class AsyncBus {
                     "mccc: publishing a whole payload variant needs a nothrow copy/move; pass an "
                     "rvalue or publish the alternative itself");
       return PublishConstructed(
-          sender_id, priority, stamp, [&](void* storage, const MessageHeader& header) noexcept {
+          producer, sender_id, priority, stamp,
+          [&](void* storage, const MessageHeader& header) noexcept {
             ::new (storage) Envelope{header, Payload(std::forward<T>(message))};
           });
     } else if constexpr (std::is_nothrow_constructible_v<Message, T&&>) {
       return PublishConstructed(
-          sender_id, priority, stamp, [&](void* storage, const MessageHeader& header) noexcept {
+          producer, sender_id, priority, stamp,
+          [&](void* storage, const MessageHeader& header) noexcept {
             ::new (storage)
                 Envelope{header, Payload(std::in_place_type<Message>, std::forward<T>(message))};
           });
@@ -545,46 +891,95 @@ class AsyncBus {
       // A copy that may throw is made before claiming a slot (a claimed slot must always be
       // completed); the move into the slot cannot throw (checked for every alternative).
       Message copy(message);
-      return PublishImpl(std::move(copy), sender_id, priority, stamp);
+      return PublishImpl(producer, std::move(copy), sender_id, priority, stamp);
+    }
+  }
+
+  /// True when a message of `priority` travels on the HIGH lane.
+  MCCC_ALWAYS_INLINE static constexpr bool IsForHighLane(MessagePriority priority) noexcept {
+    return kHasHighLane && priority == MessagePriority::kHigh;
+  }
+
+  /// True when producer identity `producer` owns a lane of this bus.
+  MCCC_ALWAYS_INLINE static constexpr bool HasLaneOf(uint32_t producer) noexcept {
+    return IsLaneIndex(producer);
+  }
+
+  /// Marks a publish on lane `producer`; false when the lane is already inside a publish of
+  /// its owner (a signal handler interrupted it), which then goes through the shared ring.
+  MCCC_ALWAYS_INLINE bool BeginLanePublish(uint32_t producer) noexcept {
+    if constexpr (kHasLanes) {
+      return lanes_[producer].BeginPublish();
+    } else {
+      static_cast<void>(producer);
+      return false;
     }
   }
 
   template <typename Stamp, typename Construct>
-  MCCC_ALWAYS_INLINE bool PublishConstructed(uint32_t sender_id, MessagePriority priority,
-                                             const Stamp& stamp, Construct&& construct) noexcept {
+  MCCC_ALWAYS_INLINE bool PublishConstructed(uint32_t producer, uint32_t sender_id,
+                                             MessagePriority priority, const Stamp& stamp,
+                                             Construct&& construct) noexcept {
     const auto priority_index = static_cast<std::size_t>(priority);
     if (MCCC_UNLIKELY(priority_index >= kPriorityCount)) {
       ReportError(LoadMode(), BusError::kInvalidMessage, 0U);
       return false;
     }
     const PerformanceMode mode = LoadMode();
-    const RingClaim<Position> claim = ring_.TryPublish(
-        LimitFor(mode, priority_index), [&](void* storage, Position position) noexcept {
-          construct(storage, HeaderAt(position, stamp.ToUs(), sender_id, priority));
-        });
-    if (MCCC_LIKELY(claim.admitted)) {
-      OnAdmitted(mode, priority, 1U);
+    const auto build = [&](void* storage, Position position) noexcept {
+      construct(storage, HeaderAt(position, stamp.ToUs(), sender_id, priority));
+    };
+    bool admitted = false;
+    Position observed_tail{0U};
+    bool claim_is_seq_cst = !Traits::kSingleProducer;
+    if (IsForHighLane(priority)) {
+      if constexpr (kHasHighLane) {
+        const RingClaim<Position> claim = high_ring_.TryPublish(HighLimit(), build);
+        admitted = claim.admitted;
+        observed_tail = claim.position;
+      }
+    } else if (HasLaneOf(producer) && BeginLanePublish(producer)) {
+      if constexpr (kHasLanes) {
+        admitted = lanes_[producer].TryPublish(
+            LaneLimitFor(mode, priority_index),
+            [&build](void* storage) noexcept { build(storage, Position{0U}); });
+        lanes_[producer].EndPublish();
+        claim_is_seq_cst = false;
+      }
+    } else {
+      const RingClaim<Position> claim = ring_.TryPublish(LimitFor(mode, priority_index), build);
+      admitted = claim.admitted;
+      observed_tail = claim.position;
+    }
+    if (MCCC_LIKELY(admitted)) {
+      OnAdmitted(producer, mode, priority, 1U, claim_is_seq_cst);
       return true;
     }
-    OnRejected(mode, priority, claim.position);
+    OnRejected(producer, mode, priority, observed_tail);
     return false;
   }
 
-  /// After `admitted` (>= 1) messages of `priority` were published: counts them (FULL_FEATURED)
-  /// and wakes a sleeping consumer.
-  MCCC_ALWAYS_INLINE void OnAdmitted(PerformanceMode mode, MessagePriority priority,
-                                     uint32_t admitted) noexcept {
+  /// After `admitted` (>= 1) messages of `priority` were published by `producer`: counts them
+  /// (FULL_FEATURED) and wakes a sleeping consumer. `claim_is_seq_cst`: the claim was a
+  /// multi-producer CAS (else a release store: a lane, or the single producer).
+  MCCC_ALWAYS_INLINE void OnAdmitted(uint32_t producer, PerformanceMode mode,
+                                     MessagePriority priority, uint32_t admitted,
+                                     bool claim_is_seq_cst) noexcept {
     if (mode == PerformanceMode::kFullFeatured) {
-      stats_.CountPublished(priority, admitted);
+      if (producer == kThisThread) {
+        stats_.CountPublished(priority, admitted);
+      } else {
+        stats_.CountPublishedBy(producer, priority, admitted);
+      }
     }
-    NotifyConsumer();
+    NotifyConsumer(claim_is_seq_cst);
   }
 
-  MCCC_ALWAYS_INLINE void NotifyConsumer() noexcept {
+  MCCC_ALWAYS_INLINE void NotifyConsumer(bool claim_is_seq_cst) noexcept {
     if constexpr (kHasParking) {
-      if constexpr (Traits::kSingleProducer) {
-        // The single producer's tail store is only a release; a sleeping consumer needs the
-        // StoreLoad order the MPSC CAS gives for free (consumer_parking.hpp).
+      if (!claim_is_seq_cst) {
+        // A lane's or the single producer's tail store is only a release; a sleeping consumer
+        // needs the StoreLoad order the MPSC CAS gives for free (consumer_parking.hpp).
         if (MCCC_UNLIKELY(parking_.SleepEnabled())) {
           parking_.FullFence();
           parking_.NotifyAfterClaim();
@@ -592,16 +987,22 @@ class AsyncBus {
       } else {
         parking_.NotifyAfterClaim();
       }
+    } else {
+      static_cast<void>(claim_is_seq_cst);
     }
   }
 
-  MCCC_NOINLINE void OnRejected(PerformanceMode mode, MessagePriority priority,
+  MCCC_NOINLINE void OnRejected(uint32_t producer, PerformanceMode mode, MessagePriority priority,
                                 Position observed_tail, uint32_t refused = 1U) noexcept {
     if (mode == PerformanceMode::kBareMetal) {
       return;
     }
     if (mode == PerformanceMode::kFullFeatured) {
-      stats_.CountDropped(priority, refused);
+      if (producer == kThisThread) {
+        stats_.CountDropped(priority, refused);
+      } else {
+        stats_.CountDroppedBy(producer, priority, refused);
+      }
     }
 #if MCCC_ENABLE_TEST_HOOKS
     if (before_reject_report_hook_ != nullptr) {
@@ -657,12 +1058,165 @@ class AsyncBus {
     return 0U;
   }
 
-  /// Consumer, before a batch (32-bit positions): lets refusing producers widen positions the
-  /// batch's head stores reach (detail/id_base.hpp).
+  /// Consumer, before a batch (32-bit positions): lets refusing producers widen positions (or
+  /// delivery counts) the batch's stores reach (detail/id_base.hpp).
   MCCC_ALWAYS_INLINE void PrepareIds() noexcept {
-    if constexpr (!kProducerAssignsIds) {
-      id_base_.PrepareBatch(next_msg_id_ - msg_id_offset_, kBatchSize);
+    if constexpr (kWidensIds) {
+      id_base_.PrepareBatch(next_msg_id_ - msg_id_offset_, kMostPerBatch);
     }
+  }
+
+  /// Consumer, one batch: dispatches with `dispatch_one(Envelope&)` up to kBatchSize LOW/MEDIUM
+  /// messages and up to kBatchSize HIGH ones, every HIGH message that is ready before the next
+  /// LOW/MEDIUM one. Producer lanes and the shared ring are served in turn from a rotating
+  /// start, each ready one at least once per batch (a HIGH flood that uses up its share ends
+  /// the batch early instead, so the next batch starts with HIGH again).
+  template <typename DispatchOne>
+  MCCC_ALWAYS_INLINE uint32_t ConsumeRings(DispatchOne&& dispatch_one) noexcept {
+    if constexpr (!kHasHighLane && !kHasLanes) {
+      return ring_.ConsumeBatch(kBatchSize, [&dispatch_one](Envelope& envelope, Position) noexcept {
+        dispatch_one(envelope);
+      });
+    } else {
+      uint32_t high_taken = 0U;
+      bool stop = false;
+      // The HIGH lane's next slot, checked before every LOW/MEDIUM dispatch: two registers and
+      // one load while nothing HIGH arrives.
+      auto high_probe = HighProbe();
+      const auto drain_high = [&]() noexcept {
+        if constexpr (kHasHighLane) {
+          if (MCCC_UNLIKELY(high_probe.Ready())) {
+            high_taken += high_ring_.ConsumeBatch(
+                kBatchSize - high_taken,
+                [&dispatch_one](Envelope& envelope, Position) noexcept { dispatch_one(envelope); });
+            high_probe = high_ring_.ProbeNext();
+            // The HIGH share is used up and more is waiting: end the batch after the message
+            // in hand, so the next batch starts with HIGH.
+            stop = high_taken == kBatchSize && high_probe.Ready();
+          }
+        }
+      };
+      const auto normal = [&](Envelope& envelope) noexcept {
+        drain_high();
+        dispatch_one(envelope);
+        return !stop;
+      };
+      drain_high();
+      if (stop) {
+        return high_taken;
+      }
+      uint32_t normal_taken = 0U;
+      if constexpr (!kHasLanes) {
+        normal_taken = ring_.ConsumeBatch(
+            kBatchSize,
+            [&normal](Envelope& envelope, Position) noexcept { return normal(envelope); });
+      } else {
+        normal_taken = ConsumeLanes(normal, stop);
+      }
+      drain_high();  // HIGH published during the last LOW/MEDIUM callback
+      return high_taken + normal_taken;
+    }
+  }
+
+  /// The HIGH lane's probe (an always-empty one without a HIGH lane: never used).
+  auto HighProbe() const noexcept {
+    if constexpr (kHasHighLane) {
+      return high_ring_.ProbeNext();
+    } else {
+      return 0;
+    }
+  }
+
+  /// Consumer: up to kBatchSize messages from the producer lanes and the shared ring (index
+  /// kProducerLanes), fairly: a first round gives each a share, a second the rest of the budget.
+  template <typename Normal>
+  MCCC_ALWAYS_INLINE uint32_t ConsumeLanes(Normal& normal, const bool& stop) noexcept {
+    if constexpr (kHasLanes) {
+      constexpr uint32_t kRings = kProducerLanes + 1U;
+      constexpr uint32_t kShare = kBatchSize / kRings;  // >= 1: kBatchSize > kProducerLanes
+      uint32_t left = kBatchSize;
+      const uint32_t start = next_lane_;
+      for (uint32_t round = 0U; round < 2U && left != 0U && !stop; ++round) {
+        bool any = false;
+        for (uint32_t k = 0U; k < kRings && left != 0U && !stop; ++k) {
+          uint32_t ring = start + k;
+          ring = ring >= kRings ? ring - kRings : ring;
+          const uint32_t want = round == 0U && kShare < left ? kShare : left;
+          const uint32_t taken =
+              ring != kProducerLanes
+                  ? lanes_[ring].ConsumeBatch(want, normal)
+                  : ring_.ConsumeBatch(want, [&normal](Envelope& envelope, Position) noexcept {
+                      return normal(envelope);
+                    });
+          left -= taken;
+          any = any || taken != 0U;
+        }
+        if (!any) {
+          break;
+        }
+      }
+      next_lane_ = start + 1U == kRings ? 0U : start + 1U;
+      return kBatchSize - left;
+    } else {
+      static_cast<void>(normal);
+      static_cast<void>(stop);
+      return 0U;
+    }
+  }
+
+  /// Consumer: true when a message is ready in any ring.
+  bool HasReadyMessage() noexcept {
+    if (ring_.HasReadyElement()) {
+      return true;
+    }
+    if constexpr (kHasHighLane) {
+      if (high_ring_.HasReadyElement()) {
+        return true;
+      }
+    }
+    if constexpr (kHasLanes) {
+      for (Lane& lane : lanes_) {
+        if (lane.HasReadyElement()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /// Consumer: true when a producer has claimed work in any ring (the consumer's half of the
+  /// sleep handshake; each ring's check is seq_cst, see there).
+  bool HasClaimedWork() const noexcept {
+    if (ring_.HasClaimedWork()) {
+      return true;
+    }
+    if constexpr (kHasHighLane) {
+      if (high_ring_.HasClaimedWork()) {
+        return true;
+      }
+    }
+    if constexpr (kHasLanes) {
+      for (const Lane& lane : lanes_) {
+        if (lane.HasClaimedWork()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /// True when consumer position `consumed` is at or past claim position `claimed` (modular:
+  /// the two are never more than a ring's capacity apart in the direction that matters).
+  static constexpr bool IsAtOrPast(Position consumed, Position claimed) noexcept {
+    return static_cast<Position>(consumed - claimed) <= static_cast<Position>(~Position{0} >> 1U);
+  }
+
+  static constexpr uint32_t Worse(uint32_t a, uint32_t b) noexcept {
+    return a > b ? a : b;
+  }
+
+  static constexpr BackpressureLevel Worse(BackpressureLevel a, BackpressureLevel b) noexcept {
+    return static_cast<uint32_t>(a) >= static_cast<uint32_t>(b) ? a : b;
   }
 
   /// Admission limit of a publish of priority `priority_index` (< kPriorityCount) in `mode`:
@@ -670,6 +1224,17 @@ class AsyncBus {
   static Position LimitFor(PerformanceMode mode, std::size_t priority_index) noexcept {
     return mode == PerformanceMode::kBareMetal ? static_cast<Position>(kQueueDepth)
                                                : kLimits[priority_index];
+  }
+
+  /// The same for a producer lane: the thresholds as percentages of kLaneDepth.
+  static Position LaneLimitFor(PerformanceMode mode, std::size_t priority_index) noexcept {
+    return mode == PerformanceMode::kBareMetal ? static_cast<Position>(kLaneDepth)
+                                               : kLaneLimits[priority_index];
+  }
+
+  /// The HIGH lane admits HIGH messages while it has room, in every mode.
+  static constexpr Position HighLimit() noexcept {
+    return static_cast<Position>(kHighQueueDepth);
   }
 
   /// The header a producer writes for the message claimed at `position`. 64-bit positions: the
@@ -691,7 +1256,18 @@ class AsyncBus {
   /// 32-bit positions the position is widened against the consumer's head (detail/id_base.hpp),
   /// wait-free and across any number of 32-bit wraps.
   uint64_t WouldBeMessageId(Position tail) const noexcept {
-    if constexpr (kProducerAssignsIds) {
+    if constexpr (kDeliveryOrderIds) {
+      // Several rings: the id is decided at delivery. The report carries the id the consumer
+      // gives next as of its last finished batch (ids below it were delivered before the
+      // refusal was reported). acquire: pairs with FinishBatch's release store.
+      static_cast<void>(tail);
+      const Position mark = detail::LoadAcquire<Traits::kSingleCore>(delivered_mark_);
+      if constexpr (kWidensIds) {
+        return id_base_.IdOfPosition(static_cast<uint32_t>(mark), static_cast<uint32_t>(mark));
+      } else {
+        return static_cast<uint64_t>(mark) + msg_id_offset_;
+      }
+    } else if constexpr (kProducerAssignsIds) {
       return MessageIdAt(tail);
     } else {
       return id_base_.IdOfPosition(static_cast<uint32_t>(tail),
@@ -704,6 +1280,12 @@ class AsyncBus {
   void FinishBatch(PerformanceMode mode, uint32_t processed, uint32_t errors) noexcept {
     if (processed == 0U) {
       return;
+    }
+    if constexpr (kDeliveryOrderIds) {
+      // release: pairs with WouldBeMessageId's acquire load; with 32-bit positions it also
+      // carries PrepareIds' earlier store of the widening word to that reader.
+      detail::StoreRelease<Traits::kSingleCore>(
+          delivered_mark_, static_cast<Position>(next_msg_id_ - msg_id_offset_));
     }
     if (mode == PerformanceMode::kFullFeatured) {
       stats_.CountProcessed(processed, errors);
@@ -743,6 +1325,10 @@ class AsyncBus {
       static_cast<Position>(Admission::LimitFor(MessagePriority::kLow)),
       static_cast<Position>(Admission::LimitFor(MessagePriority::kMedium)),
       static_cast<Position>(Admission::LimitFor(MessagePriority::kHigh))};
+  static constexpr Position kLaneLimits[kPriorityCount] = {
+      static_cast<Position>(LaneAdmission::LimitFor(MessagePriority::kLow)),
+      static_cast<Position>(LaneAdmission::LimitFor(MessagePriority::kMedium)),
+      static_cast<Position>(LaneAdmission::LimitFor(MessagePriority::kHigh))};
 
   // Read-mostly settings on their own line: producers read them on every publish.
   alignas(kLine) std::atomic<PerformanceMode> mode_{PerformanceMode::kFullFeatured};
@@ -751,8 +1337,15 @@ class AsyncBus {
   // Written only when the consumer goes to sleep; read by every publish.
   alignas(kLine) ConsumerParking parking_;
   Ring ring_;
+  std::conditional_t<kHasHighLane, HighRing, NoHighRing> high_ring_;
+  std::conditional_t<kHasLanes, std::array<Lane, (kHasLanes ? kProducerLanes : 1U)>, NoLanes>
+      lanes_;
   // Consumer-owned.
   alignas(kLine) uint64_t next_msg_id_;
+  uint32_t next_lane_ = 0U;  // the ring the next batch serves first (producer lanes)
+  // Consumer-written once per batch, read by refusing producers (several rings only): the
+  // delivered count at the end of the last batch, which WouldBeMessageId turns into an id.
+  std::atomic<Position> delivered_mark_;
   // Consumer-owned: true while ProcessBatch / ProcessBatchWith runs (re-entry is refused).
   std::atomic<bool> dispatching_{false};
 #if MCCC_ENABLE_ASSERTS && MCCC_HOSTED

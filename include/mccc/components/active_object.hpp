@@ -447,20 +447,20 @@ class ActiveObject {
     }
   }
 
-  // Consumes at least the messages queued now. Every Publish that returned before the stop
-  // request is in that count (it happened before the request, which happened before this
-  // read), and the FIFO order puts them all ahead of anything published later.
+  // Consumes at least the messages queued now: every Publish that returned before the stop
+  // request is behind the mark taken here (it happened before the request, which happened
+  // before this read). Counting messages would not do: with a HIGH lane or producer lanes a
+  // message published later may be dispatched before an earlier one.
   void Drain() noexcept {
-    uint32_t remaining = bus_.QueueDepth();
+    const auto mark = bus_.MarkClaimed();
     uint32_t empty_polls = 0U;
-    while (remaining != 0U) {
+    while (!bus_.HasConsumed(mark)) {
       const uint32_t processed = ProcessOnce();
       if (processed != 0U) {
         CountProcessed(processed);
-        remaining = processed >= remaining ? 0U : remaining - processed;
         empty_polls = 0U;
       } else if (empty_polls < kDrainSpinPolls) {
-        // The head position is claimed but its producer has not finished writing it yet.
+        // The next position is claimed but its producer has not finished writing it yet.
         ++empty_polls;
         CpuRelax();
       } else {

@@ -41,6 +41,7 @@
 #include "mccc/config.hpp"
 #include "mccc/detail/atomic_ops.hpp"
 #include "mccc/detail/scoped_flag.hpp"
+#include "mccc/detail/verdict.hpp"
 
 namespace mccc {
 
@@ -202,7 +203,8 @@ class MpscRing {
   }
 
   /// @brief Consumer: visits up to `max_count` published elements in position order, calling
-  /// `visit(Element&, Position)` and then destroying each. Returns how many were consumed.
+  /// `visit(Element&, Position)` and then destroying each. A visit that returns false ends the
+  /// batch after its element. Returns how many were consumed.
   /// Single consumer only: not thread-safe against itself. `visit` must not throw.
   template <typename Visit>
   MCCC_ALWAYS_INLINE uint32_t ConsumeBatch(uint32_t max_count, Visit&& visit) noexcept {
@@ -216,13 +218,16 @@ class MpscRing {
         break;
       }
       Element* element = std::launder(reinterpret_cast<Element*>(slot.storage));
-      visit(*element, head);
+      const bool go_on = detail::InvokeForVerdict(visit, *element, head);
       element->~Element();
       ++head;
       ++consumed;
       // release: pairs with the producers' acquire load of head_ in RefreshHead(); the slot's
       // element is destroyed before any producer may reuse the slot.
       detail::StoreRelease<kSingleCore>(consumer_.head, head);
+      if (!go_on) {
+        break;
+      }
     }
     consumer_.local_head = head;
     return consumed;
@@ -234,6 +239,27 @@ class MpscRing {
     // acquire: pairs with the producer's release in TryPublish (same as ConsumeBatch).
     return detail::LoadAcquire<kSingleCore>(slot.sequence) ==
            static_cast<Position>(consumer_.local_head + 1U);
+  }
+
+  /// @brief What the consumer checks to know whether its next position is published: the slot's
+  /// sequence word and the value that announces it. Valid until the consumer consumes from this
+  /// ring; lets a consumer that polls this ring between the elements of another one keep the
+  /// check in two registers.
+  struct NextProbe {
+    const std::atomic<Position>* sequence;
+    Position announced;
+
+    /// @brief True when the element is published. acquire: as HasReadyElement.
+    MCCC_ALWAYS_INLINE bool Ready() const noexcept {
+      return detail::LoadAcquire<kSingleCore>(*sequence) == announced;
+    }
+  };
+
+  /// @brief Consumer: the probe of its next position (see NextProbe).
+  NextProbe ProbeNext() const noexcept {
+    const Position head = consumer_.local_head;
+    return NextProbe{&slots_[static_cast<uint32_t>(head) & kMask].sequence,
+                     static_cast<Position>(head + 1U)};
   }
 
   /// @brief Consumer: true when a producer has claimed a position the consumer has not consumed

@@ -7,8 +7,10 @@
 ///   single-producer bus uses one shard the same way; a single-core bus and threads beyond the
 ///   shard count use atomic increments (uncontended in practice).
 /// - Processed and processing errors are counted by the consumer, once per batch.
-/// - Reset never writes a counter another thread owns: it records baselines that snapshots
-///   subtract. GetStatistics and ResetStatistics may run on any thread.
+/// - Reset never writes a counter another thread owns: it records baselines (one per shard) that
+///   snapshots subtract. GetStatistics and ResetStatistics may run on any thread.
+/// - A shard belongs to a producer identity (a thread, or a producer handle), the same index that
+///   selects its producer lane (ring/producer_lane.hpp), so a lane's counters are its shard's.
 #ifndef MCCC_STATISTICS_BUS_STATISTICS_HPP_
 #define MCCC_STATISTICS_BUS_STATISTICS_HPP_
 
@@ -42,6 +44,19 @@ class BusStatistics {
     Bump(ShardForThisThread(), &Shard::dropped, priority, count);
   }
 
+  /// @brief As CountPublished, for the producer identity `producer_index` (a thread's index
+  /// from detail::ThisThreadShard() or a producer handle's, detail::kNoThreadShard for none),
+  /// which the caller owns exclusively.
+  MCCC_ALWAYS_INLINE void CountPublishedBy(uint32_t producer_index, MessagePriority priority,
+                                           uint32_t count) noexcept {
+    Bump(ShardFor(producer_index), &Shard::published, priority, count);
+  }
+
+  /// @brief As CountDropped, for the producer identity `producer_index` (see CountPublishedBy).
+  void CountDroppedBy(uint32_t producer_index, MessagePriority priority, uint32_t count) noexcept {
+    Bump(ShardFor(producer_index), &Shard::dropped, priority, count);
+  }
+
   /// @brief Consumer only: `processed` messages dispatched, `errors` of them failed.
   void CountProcessed(uint32_t processed, uint32_t errors) noexcept {
     // relaxed (load and store): only the consumer writes these; readers take a snapshot.
@@ -56,41 +71,69 @@ class BusStatistics {
 
   /// @brief Counters since the last Reset. Thread-safe; fields are read one after another.
   BusStatisticsSnapshot Snapshot() const noexcept {
-    Totals base{};
-    for (std::size_t i = 0U; i < kFieldCount; ++i) {
-      // acquire: pairs with Reset()'s release store, so the totals read next are not older
-      // than the values the baseline was taken from (no negative differences).
-      base.field[i] = baseline_[i].load(std::memory_order_acquire);
-    }
-    const Totals now = ReadTotals();
-    Totals diff{};
-    for (std::size_t i = 0U; i < kFieldCount; ++i) {
-      diff.field[i] = static_cast<uint64_t>(static_cast<Counter>(now.field[i] - base.field[i]));
-    }
+    BusStatisticsSnapshot s = ShardRange(0U, kOverflowShard);
+    // acquire (baselines): pairs with Reset()'s release stores, so the counters read next are
+    // not older than the values a baseline was taken from (no negative differences). relaxed
+    // (counters): consumer-owned monotonic counters.
+    s.messages_processed = Since(processed_base_.load(std::memory_order_acquire),
+                                 processed_.load(std::memory_order_relaxed));
+    s.processing_errors = Since(errors_base_.load(std::memory_order_acquire),
+                                processing_errors_.load(std::memory_order_relaxed));
+    return s;
+  }
+
+  /// @brief Published and dropped counts, since the last Reset, of the shards
+  /// [first, last] (shard kShards is the shared overflow shard). Thread-safe.
+  BusStatisticsSnapshot ShardRange(uint32_t first, uint32_t last) const noexcept {
     BusStatisticsSnapshot s{};
-    s.low_priority_published = diff.field[kPublished + 0U];
-    s.medium_priority_published = diff.field[kPublished + 1U];
-    s.high_priority_published = diff.field[kPublished + 2U];
-    s.low_priority_dropped = diff.field[kDropped + 0U];
-    s.medium_priority_dropped = diff.field[kDropped + 1U];
-    s.high_priority_dropped = diff.field[kDropped + 2U];
+    uint64_t published[kPriorityCount] = {};
+    uint64_t dropped[kPriorityCount] = {};
+    for (uint32_t i = first; i <= last && i <= kOverflowShard; ++i) {
+      const Shard& shard = shards_[i];
+      const Baseline& base = baselines_[i];
+      for (std::size_t p = 0U; p < kPriorityCount; ++p) {
+        // acquire (baselines), relaxed (counters): as in Snapshot.
+        published[p] += Since(base.published[p].load(std::memory_order_acquire),
+                              shard.published[p].load(std::memory_order_relaxed));
+        dropped[p] += Since(base.dropped[p].load(std::memory_order_acquire),
+                            shard.dropped[p].load(std::memory_order_relaxed));
+      }
+    }
+    s.low_priority_published = published[0];
+    s.medium_priority_published = published[1];
+    s.high_priority_published = published[2];
+    s.low_priority_dropped = dropped[0];
+    s.medium_priority_dropped = dropped[1];
+    s.high_priority_dropped = dropped[2];
     s.messages_published =
         s.low_priority_published + s.medium_priority_published + s.high_priority_published;
     s.messages_dropped =
         s.low_priority_dropped + s.medium_priority_dropped + s.high_priority_dropped;
-    s.messages_processed = diff.field[kProcessed];
-    s.processing_errors = diff.field[kErrors];
     return s;
+  }
+
+  /// @brief The shard that counts for producer identity `producer_index`.
+  static constexpr uint32_t ShardOf(uint32_t producer_index) noexcept {
+    return producer_index < kShards ? producer_index : kOverflowShard;
   }
 
   /// @brief Makes the next snapshots count from now. Thread-safe (serialised by a lock).
   void Reset() noexcept {
     detail::SpinLockGuard guard(reset_lock_);
-    const Totals now = ReadTotals();
-    for (std::size_t i = 0U; i < kFieldCount; ++i) {
-      // release: pairs with Snapshot()'s acquire (see there).
-      baseline_[i].store(static_cast<Counter>(now.field[i]), std::memory_order_release);
+    for (uint32_t i = 0U; i <= kOverflowShard; ++i) {
+      for (std::size_t p = 0U; p < kPriorityCount; ++p) {
+        // relaxed loads: independent monotonic counters. release stores: pair with the
+        // snapshots' acquire loads (see Snapshot).
+        baselines_[i].published[p].store(shards_[i].published[p].load(std::memory_order_relaxed),
+                                         std::memory_order_release);
+        baselines_[i].dropped[p].store(shards_[i].dropped[p].load(std::memory_order_relaxed),
+                                       std::memory_order_release);
+      }
     }
+    // relaxed loads, release stores: as above.
+    processed_base_.store(processed_.load(std::memory_order_relaxed), std::memory_order_release);
+    errors_base_.store(processing_errors_.load(std::memory_order_relaxed),
+                       std::memory_order_release);
   }
 
  private:
@@ -103,16 +146,7 @@ class BusStatistics {
     std::atomic<Counter> dropped[kPriorityCount] = {};
   };
 
-  static constexpr std::size_t kPublished = 0U;
-  static constexpr std::size_t kDropped = kPriorityCount;
-  static constexpr std::size_t kProcessed = 2U * kPriorityCount;
-  static constexpr std::size_t kErrors = kProcessed + 1U;
-  static constexpr std::size_t kFieldCount = kErrors + 1U;
   static constexpr uint32_t kOverflowShard = kShards;  // shared, atomic increments
-
-  struct Totals {
-    uint64_t field[kFieldCount];
-  };
 
   MCCC_ALWAYS_INLINE static uint32_t ShardForThisThread() noexcept {
     if constexpr (kSingleProducer) {
@@ -120,9 +154,23 @@ class BusStatistics {
     } else if constexpr (kSingleCore || kShards == 1U) {
       return kOverflowShard;
     } else {
-      const uint32_t index = detail::ThisThreadShard();
-      return index < kShards ? index : kOverflowShard;
+      return ShardOf(detail::ThisThreadShard());
     }
+  }
+
+  MCCC_ALWAYS_INLINE static uint32_t ShardFor(uint32_t producer_index) noexcept {
+    if constexpr (kSingleProducer) {
+      return 0U;
+    } else if constexpr (kSingleCore || kShards == 1U) {
+      return kOverflowShard;
+    } else {
+      return ShardOf(producer_index);
+    }
+  }
+
+  /// The count between a baseline and a counter value, modulo the counter's range.
+  static uint64_t Since(Counter base, Counter now) noexcept {
+    return static_cast<uint64_t>(static_cast<Counter>(now - base));
   }
 
   MCCC_ALWAYS_INLINE void Bump(uint32_t shard,
@@ -141,28 +189,17 @@ class BusStatistics {
     }
   }
 
-  Totals ReadTotals() const noexcept {
-    Totals t{};
-    for (const Shard& shard : shards_) {
-      for (std::size_t p = 0U; p < kPriorityCount; ++p) {
-        // relaxed: independent monotonic counters; a snapshot needs no ordering among them.
-        t.field[kPublished + p] += shard.published[p].load(std::memory_order_relaxed);
-        t.field[kDropped + p] += shard.dropped[p].load(std::memory_order_relaxed);
-      }
-    }
-    for (std::size_t i = 0U; i < kProcessed; ++i) {
-      t.field[i] = static_cast<Counter>(t.field[i]);  // sums wrap like the counters themselves
-    }
-    // relaxed: consumer-owned monotonic counters.
-    t.field[kProcessed] = processed_.load(std::memory_order_relaxed);
-    t.field[kErrors] = processing_errors_.load(std::memory_order_relaxed);
-    return t;
-  }
-
   Shard shards_[kShards + 1U];
   alignas(kLine) std::atomic<Counter> processed_{0U};
   std::atomic<Counter> processing_errors_{0U};
-  alignas(kLine) std::atomic<Counter> baseline_[kFieldCount] = {};
+  // Written by Reset only: the counter values the snapshots count from.
+  struct Baseline {
+    std::atomic<Counter> published[kPriorityCount] = {};
+    std::atomic<Counter> dropped[kPriorityCount] = {};
+  };
+  alignas(kLine) Baseline baselines_[kShards + 1U];
+  std::atomic<Counter> processed_base_{0U};
+  std::atomic<Counter> errors_base_{0U};
   detail::SpinLock reset_lock_;
 };
 
