@@ -434,7 +434,7 @@ class AsyncBus {
       if constexpr (kHasHighLane) {
         claim = high_ring_.TryPublishBatch(HighLimit(), count, after_claim, build);
       }
-    } else if (HasLaneOf(producer) && BeginLanePublish(producer)) {
+    } else if (IsLaneIndex(producer) && BeginLanePublish(producer)) {
       if constexpr (kHasLanes) {
         claim = lanes_[producer].TryPublishBatch(
             LaneLimitFor(mode, priority_index), count, after_claim,
@@ -855,7 +855,7 @@ class AsyncBus {
   MCCC_ALWAYS_INLINE bool PublishTimestamped(uint32_t producer, T&& message, uint32_t sender_id,
                                              MessagePriority priority) noexcept {
     if constexpr (kHasLanes) {
-      if (HasLaneOf(producer) && !IsForHighLane(priority)) {
+      if (IsLaneIndex(producer) && !IsForHighLane(priority)) {
         return PublishImpl(producer, std::forward<T>(message), sender_id, priority,
                            LaneStamp::Take());
       }
@@ -900,11 +900,6 @@ class AsyncBus {
     return kHasHighLane && priority == MessagePriority::kHigh;
   }
 
-  /// True when producer identity `producer` owns a lane of this bus.
-  MCCC_ALWAYS_INLINE static constexpr bool HasLaneOf(uint32_t producer) noexcept {
-    return IsLaneIndex(producer);
-  }
-
   /// Marks a publish on lane `producer`; false when the lane is already inside a publish of
   /// its owner (a signal handler interrupted it), which then goes through the shared ring.
   MCCC_ALWAYS_INLINE bool BeginLanePublish(uint32_t producer) noexcept {
@@ -938,11 +933,15 @@ class AsyncBus {
         admitted = claim.admitted;
         observed_tail = claim.position;
       }
-    } else if (HasLaneOf(producer) && BeginLanePublish(producer)) {
+    } else if (IsLaneIndex(producer) && BeginLanePublish(producer)) {
       if constexpr (kHasLanes) {
-        admitted = lanes_[producer].TryPublish(
-            LaneLimitFor(mode, priority_index),
-            [&build](void* storage) noexcept { build(storage, Position{0U}); });
+        admitted = lanes_[producer]
+                       .TryPublishBatch(
+                           LaneLimitFor(mode, priority_index), 1U, []() noexcept { return 0; },
+                           [&build](void* storage, uint32_t, int) noexcept {
+                             build(storage, Position{0U});
+                           })
+                       .admitted != 0U;
         lanes_[producer].EndPublish();
         claim_is_seq_cst = false;
       }

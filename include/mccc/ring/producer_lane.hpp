@@ -94,27 +94,6 @@ class ProducerLane {
     owner_.publishing.store(false, std::memory_order_relaxed);
   }
 
-  /// @brief Owner: publishes one element, built by `construct(void* storage)`, if the occupancy
-  /// is below `limit`. Returns whether it did. Wait-free.
-  template <typename Construct>
-  MCCC_ALWAYS_INLINE bool TryPublish(Position limit, Construct&& construct) noexcept {
-    static_assert(noexcept(construct(static_cast<void*>(nullptr))),
-                  "mccc: element construction inside a lane slot must be noexcept");
-    const Position tail = owner_.tail_copy;
-    if (MCCC_UNLIKELY(static_cast<Position>(tail - owner_.cached_head) >= limit)) {
-      // acquire: as in TryPublishBatch.
-      owner_.cached_head = consumer_.head.load(std::memory_order_acquire);
-      if (static_cast<Position>(tail - owner_.cached_head) >= limit) {
-        return false;
-      }
-    }
-    construct(static_cast<void*>(SlotAt(tail)));
-    owner_.tail_copy = static_cast<Position>(tail + 1U);
-    // release: as in TryPublishBatch.
-    published_.tail.store(owner_.tail_copy, std::memory_order_release);
-    return true;
-  }
-
   /// @brief Owner: publishes up to `count` elements while the occupancy stays below `limit`,
   /// building the i-th with `construct(void* storage, uint32_t index, after_claim())`. The
   /// admitted elements are a prefix; all of them become visible together. Wait-free.
