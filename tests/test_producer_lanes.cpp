@@ -653,9 +653,17 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
     }
   });
   std::vector<std::thread> others;
+  // Every producer holds its identity (and so its lane) from before the first publish of any
+  // of them until all are done: a thread that finished early would return its lane at exit,
+  // and a slow-starting one (thread creation under an emulator) would inherit it.
+  std::atomic<uint32_t> leased{0U};
   for (uint32_t p = 1U; p < kProducers; ++p) {
     others.emplace_back([&, p] {
       lane_of[p] = LaneOfThisThread<IsolationBus>();
+      leased.fetch_add(1U);
+      while (leased.load() < kOthers) {
+        std::this_thread::yield();
+      }
       for (uint32_t i = 0U; i < 2U * kPerPriority; ++i) {
         const MessagePriority priority =
             (i % 2U) == 0U ? MessagePriority::kMedium : MessagePriority::kHigh;
@@ -665,6 +673,9 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
         std::this_thread::sleep_for(std::chrono::microseconds(20));  // a modest rate
       }
       others_done.fetch_add(1U);
+      while (others_done.load() < kOthers) {  // keep the lane until every producer is done
+        std::this_thread::yield();
+      }
     });
   }
   for (std::thread& t : others) {
