@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: MIT
 # Builds mccc and runs its tests: the one command a new user or CI needs.
 #
-#   scripts/test.sh [PRESET...]      default: release
+#   scripts/test.sh [PRESET...]      default: release mcu cross-aarch64 cross-armv7
 #
 # 1. Installs the Debian packages the tests use that are missing (apt-get, as root or through
 #    sudo; nothing is installed when all are present). Set MCCC_NO_INSTALL=1 to skip this step.
 # 2. Runs `cmake --workflow --preset PRESET` (configure, build, test) for each preset given
-#    (release, debug, tsan, asan-ubsan; see CMakePresets.json). Every preset runs even if an
-#    earlier one failed; the last line summarises them all and the exit status is non-zero if
-#    any failed.
+#    (release, debug, tsan, asan-ubsan, mcu, cross-aarch64, cross-armv7; see CMakePresets.json).
+#    Every preset runs even if an earlier one failed; the last line summarises them all and the
+#    exit status is non-zero if any failed.
+#    The emulated presets (mcu: Cortex-M under qemu-system-arm; cross-*: Arm Linux under
+#    qemu-user) need their cross compiler and emulator. When one is missing the preset is
+#    skipped with "test.sh: <preset>: skipped: tool missing (<tool>)"; with CI=true a missing
+#    tool fails the preset instead, so that CI can never pass without running it.
 #
 # Needs CMake 3.25 or newer (the presets file is version 6, the first with workflow presets).
 set -euo pipefail
@@ -18,7 +22,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 presets=("$@")
 if ((${#presets[@]} == 0)); then
-  presets=(release)
+  presets=(release mcu cross-aarch64 cross-armv7)
 fi
 
 # What each package is for:
@@ -28,7 +32,12 @@ fi
 #   static analysis, format clang-format clang clang-tidy cppcheck
 #   fuzz replay (libFuzzer) libclang-rt-14-dev
 #   bridge (mccc::bridge)   libzmq3-dev cppzmq-dev
-# Only the first line is required; without the others their tests are skipped, not failed.
+#   mcu preset (Cortex-M)   qemu-system-arm (with the Cortex-M4 compile check's packages)
+#   cross-aarch64 preset    g++-aarch64-linux-gnu
+#   cross-armv7 preset      g++-arm-linux-gnueabihf
+#   both cross-* presets    qemu-user googletest (GoogleTest sources, built for the target)
+# Only the first line is required; without the others their tests are skipped, not failed
+# (outside CI: see above).
 readonly PACKAGES=(
   cmake make g++ pkg-config libgtest-dev libgmock-dev
   libbenchmark-dev
@@ -36,6 +45,10 @@ readonly PACKAGES=(
   clang-format clang clang-tidy cppcheck
   libclang-rt-14-dev
   libzmq3-dev cppzmq-dev
+  qemu-system-arm
+  g++-aarch64-linux-gnu
+  g++-arm-linux-gnueabihf
+  qemu-user googletest
 )
 
 say() {
@@ -107,12 +120,49 @@ tsan_preflight() {
   rm -rf "${dir}"
 }
 
+# The GoogleTest sources the cross-* presets build for the target (Debian package googletest).
+readonly GOOGLETEST_SOURCES=/usr/src/googletest/CMakeLists.txt
+
+# The tools an emulated preset needs (commands, or the file above), one a line; nothing for the
+# presets that build and run on the host.
+required_tools() {
+  case "$1" in
+    mcu) printf '%s\n' arm-none-eabi-g++ qemu-system-arm ;;
+    cross-aarch64) printf '%s\n' aarch64-linux-gnu-g++ qemu-aarch64 "${GOOGLETEST_SOURCES}" ;;
+    cross-armv7) printf '%s\n' arm-linux-gnueabihf-g++ qemu-arm "${GOOGLETEST_SOURCES}" ;;
+  esac
+}
+
+# Prints the first missing tool of a preset; fails if there is none.
+first_missing_tool() {
+  local tool
+  while IFS= read -r tool; do
+    if [[ "${tool}" == /* ]]; then
+      [[ -e "${tool}" ]] || { echo "${tool}"; return 0; }
+    else
+      command -v "${tool}" >/dev/null 2>&1 || { echo "${tool}"; return 0; }
+    fi
+  done < <(required_tools "$1")
+  return 1
+}
+
 install_missing_packages
 check_cmake_version
 
 results=()
 failed=0
 for preset in "${presets[@]}"; do
+  if missing_tool="$(first_missing_tool "${preset}")"; then
+    if [[ "${CI:-}" == "true" ]]; then
+      say "${preset}: FAILED: tool missing (${missing_tool}); with CI=true every preset must run"
+      results+=("${preset}=FAIL(tool missing)")
+      failed=1
+    else
+      say "${preset}: skipped: tool missing (${missing_tool})"
+      results+=("${preset}=SKIPPED(tool missing)")
+    fi
+    continue
+  fi
   [[ "${preset}" == "tsan" ]] && tsan_preflight
   start=${SECONDS}
   status=PASS

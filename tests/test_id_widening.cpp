@@ -31,13 +31,15 @@ constexpr uint64_t kTwoTo32 = uint64_t{1} << 32U;
 // ---------------------------------------------------------------------------------------------
 
 TEST(IdBase, WidensEveryPositionNearEveryHalfLapBoundary) {
-  constexpr uint64_t kOffset = 1000U;
+  // The bias is msg_id - 1 - position: position p carries id kBias + 1 + p.
+  constexpr uint64_t kBias = 999U;
+  constexpr uint64_t kOffset = kBias + 1U;
   constexpr uint32_t kBatch = 64U;
   const uint64_t boundaries[] = {
       0U, kTwoTo31, kTwoTo32, 3U * kTwoTo31, 5U * kTwoTo32 + 7U, (uint64_t{1} << 40U)};
   for (const uint64_t boundary : boundaries) {
     const uint64_t first = boundary > 300U ? boundary - 300U : 0U;
-    mccc::detail::IdBase<false> base(kOffset, static_cast<uint32_t>(first));
+    mccc::detail::IdBase<false> base(kBias, static_cast<uint32_t>(first));
     // The consumer's batches start every kBatch positions; a reader may see any head of the
     // batch, with the latest preparation or the next one (the consumer moved on meanwhile).
     for (uint64_t start = first; start < boundary + 300U; start += kBatch) {
@@ -51,7 +53,7 @@ TEST(IdBase, WidensEveryPositionNearEveryHalfLapBoundary) {
         }
       }
       // A reader that loaded a head of this batch and then the next batch's preparation.
-      mccc::detail::IdBase<false> ahead(kOffset, static_cast<uint32_t>(first));
+      mccc::detail::IdBase<false> ahead(kBias, static_cast<uint32_t>(first));
       ahead.PrepareBatch(start, kBatch);
       ahead.PrepareBatch(start + kBatch, kBatch);
       for (uint64_t head = start; head <= start + kBatch; head += 5U) {

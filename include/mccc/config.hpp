@@ -107,6 +107,17 @@
 #endif
 #endif
 
+/// 1 = DefaultBusTraits stores compact envelopes (sender, priority, the timestamp unless the clock
+/// is NullClock, the payload; no msg_id), 0 = the full MessageEnvelope. Default 1 on bare metal,
+/// where a slot's bytes are multiplied by the queue depth in scarce RAM; 0 on hosted targets.
+#ifndef MCCC_COMPACT_ENVELOPE
+#if MCCC_HOSTED
+#define MCCC_COMPACT_ENVELOPE 0
+#else
+#define MCCC_COMPACT_ENVELOPE 1
+#endif
+#endif
+
 /// Producer lanes: rings of their own for the first N publishing threads (0 = one shared ring).
 #ifndef MCCC_PRODUCER_LANES
 #define MCCC_PRODUCER_LANES 0U
@@ -224,6 +235,7 @@
   ",high_depth=" MCCC_DETAIL_STRINGIFY(MCCC_HIGH_QUEUE_DEPTH)                        \
   ",lanes=" MCCC_DETAIL_STRINGIFY(MCCC_PRODUCER_LANES)                               \
   ",lane_depth=" MCCC_DETAIL_STRINGIFY(MCCC_LANE_DEPTH)                              \
+  ",compact=" MCCC_DETAIL_STRINGIFY(MCCC_COMPACT_ENVELOPE)                           \
   ",callback_bytes=" MCCC_DETAIL_STRINGIFY(MCCC_CALLBACK_STORAGE_BYTES)              \
   ",line=" MCCC_DETAIL_STRINGIFY(MCCC_CACHELINE_SIZE)                                \
   ",single_producer=" MCCC_DETAIL_STRINGIFY(MCCC_SINGLE_PRODUCER)                    \

@@ -17,9 +17,11 @@
 
 #include "mccc/admission/priority_admission.hpp"
 #include "mccc/bus/async_bus.hpp"
+#include "mccc/bus/stored_envelope.hpp"
 #include "mccc/dispatch/overloaded.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
+#include "mccc/platform/critical_section.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
 #include "mccc/ring/producer_lane.hpp"
 #include "mccc/statistics/bus_statistics.hpp"

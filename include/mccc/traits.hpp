@@ -18,6 +18,8 @@
 
 #include "mccc/clock.hpp"
 #include "mccc/config.hpp"
+#include "mccc/platform/critical_section.hpp"
+#include "mccc/wakeup/consumer_parking.hpp"
 
 namespace mccc {
 
@@ -94,11 +96,36 @@ struct DefaultBusTraits {
   /// Slots of each producer lane (power of two). A lane's slot is exactly one envelope.
   static constexpr uint32_t kLaneDepth = MCCC_LANE_DEPTH;
 
+  /// true: a slot holds a CompactEnvelope instead of the full MessageEnvelope: the sender id,
+  /// the priority, the timestamp unless Clock is NullClock, and the payload (no msg_id: the
+  /// consumer assigns it). Subscribers get the same `const MessageHeader&` (rebuilt by the
+  /// consumer); a callback taking the whole `const MessageEnvelope&` is refused at compile time,
+  /// and so is PublishFast's timestamp when none is stored. Default: true on bare metal
+  /// (MCCC_COMPACT_ENVELOPE), false on hosted targets. See bus/stored_envelope.hpp.
+  static constexpr bool kCompactEnvelope = MCCC_COMPACT_ENVELOPE != 0;
+
   /// Source of MessageHeader::timestamp_us (one read per publish; none for PublishFast).
   using Clock = DefaultClock;
 
+  /// How an idle consumer waits in WaitForMessages (and ActiveObject): KernelConsumerWait
+  /// (hosted default: futex / condition variable), NoConsumerWait (bare-metal default: returns
+  /// at once), or a hook with `static void Wait(uint32_t timeout_us) noexcept` and
+  /// `static void Notify() noexcept` (an RTOS semaphore take/give, WFE/SEV); Notify may be
+  /// called from an interrupt handler and before Wait, so it must latch
+  /// (wakeup/consumer_parking.hpp).
+  using ConsumerWait = DefaultConsumerWait;
+
   /// Ring position / counter type (unsigned; wraps modulo its range).
   using Position = DefaultPosition;
+
+  /// Single-core builds only (kSingleCore): how to keep interrupt handlers and other tasks out
+  /// of a few instructions (static `Enter()` returning a state, `Exit(state)`; see
+  /// platform/critical_section.hpp). With one, every atomic read-modify-write becomes a load and
+  /// a store inside the section (Cortex-M0/M0+ have no RMW instructions), and Subscribe,
+  /// Unsubscribe, ResetStatistics and the components' bookkeeping never wait, so they are safe
+  /// in interrupt handlers. Default: PRIMASK on Cortex-M, none elsewhere
+  /// (mccc::NoCriticalSection: atomics and a spin lock).
+  using CriticalSection = DefaultCriticalSection;
 };
 
 }  // namespace mccc

@@ -30,10 +30,12 @@
 #include <variant>
 
 #include "mccc/admission/priority_admission.hpp"
+#include "mccc/bus/stored_envelope.hpp"
 #include "mccc/clock/clock_stamp.hpp"
 #include "mccc/config.hpp"
 #include "mccc/detail/id_base.hpp"
 #include "mccc/detail/scoped_flag.hpp"
+#include "mccc/detail/static_instance.hpp"
 #include "mccc/detail/variant_traits.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
@@ -84,12 +86,17 @@ class AsyncBus {
                 "slot must always be completed); mark the move constructor noexcept");
 
  public:
-  using Payload = PayloadVariant;                    ///< The payload variant.
-  using Envelope = MessageEnvelope<PayloadVariant>;  ///< What a ring slot holds.
-  using TraitsType = Traits;                         ///< The configuration.
-  using Position = typename Traits::Position;        ///< Ring position type.
-  using PerformanceMode = ::mccc::PerformanceMode;   ///< So `Bus::PerformanceMode::X` works.
+  using Payload = PayloadVariant;  ///< The payload variant.
+  /// The full envelope: what a slot holds unless the envelope is compact.
+  using Envelope = MessageEnvelope<PayloadVariant>;
+  using TraitsType = Traits;                        ///< The configuration.
+  using Position = typename Traits::Position;       ///< Ring position type.
+  using PerformanceMode = ::mccc::PerformanceMode;  ///< So `Bus::PerformanceMode::X` works.
   using Admission = PriorityAdmission<Traits::kQueueDepth>;  ///< The thresholds in use.
+  /// The critical section the bus uses: Traits::CriticalSection in a single-core build,
+  /// NoCriticalSection otherwise (platform/critical_section.hpp).
+  using CriticalSection =
+      std::conditional_t<Traits::kSingleCore, typename Traits::CriticalSection, NoCriticalSection>;
 
   /// Ring capacity in messages.
   static constexpr uint32_t kQueueDepth = Traits::kQueueDepth;
@@ -97,6 +104,19 @@ class AsyncBus {
   static constexpr uint32_t kBatchSize = Traits::kBatchSize;
   /// Slots of the HIGH lane (0: HIGH shares the normal rings).
   static constexpr uint32_t kHighQueueDepth = Traits::kHighQueueDepth;
+  /// true: slots hold a CompactEnvelope (sender, priority, the timestamp unless the clock is
+  /// NullClock, and the payload), subscribers get a DeliveredMessage (bus/stored_envelope.hpp).
+  static constexpr bool kCompactEnvelope = Traits::kCompactEnvelope;
+  /// false: a compact bus with NullClock stores no timestamp (PublishFast's is refused).
+  static constexpr bool kStoresTimestamp =
+      !kCompactEnvelope || !std::is_same_v<typename Traits::Clock, NullClock>;
+  /// What a ring slot holds: Envelope, or CompactEnvelope<Payload, kStoresTimestamp>.
+  using StoredEnvelope =
+      typename detail::EnvelopeLayout<PayloadVariant, kCompactEnvelope, kStoresTimestamp>::Stored;
+  /// What subscribers and visitors are given: the slot's Envelope, or a DeliveredMessage that
+  /// refers to the payload in its slot and carries a full header.
+  using Delivered = typename detail::EnvelopeLayout<PayloadVariant, kCompactEnvelope,
+                                                    kStoresTimestamp>::Delivered;
   /// Producer lanes (0: every producer uses the shared ring).
   static constexpr uint32_t kProducerLanes = Traits::kProducerLanes;
   /// Slots of each producer lane.
@@ -121,23 +141,23 @@ class AsyncBus {
 
   /// @brief A bus with an empty queue and no subscribers. Allocates nothing: the ring is a
   /// member, so give large buses static or heap storage (Instance(), std::make_unique).
-  AsyncBus() noexcept
-      : msg_id_offset_(1U),
-        ring_(Position{0U}),
-        next_msg_id_(1U),
-        delivered_mark_(Position{0U}),
-        id_base_(1U, 0U) {
+  /// constexpr: where the clock and the platform allow it (NullClock or a clock with a constexpr
+  /// reading; a single-core build, or no asymmetric fence), a bus in static storage is
+  /// constant-initialised with no start-up code; a fresh bus is all zero bytes (ids are kept as
+  /// "last delivered id" and "id minus one minus position" for that reason), so it lands in .bss.
+  constexpr AsyncBus() noexcept
+      : id_bias_(0U), last_msg_id_(0U), delivered_mark_(Position{0U}), id_base_(0U, 0U) {
     Stamp::WarmUp();
   }
 
 #if MCCC_ENABLE_TEST_HOOKS
   /// @brief Test hook: a bus whose ring (and msg_id sequence) starts at `initial_position`.
   explicit AsyncBus(Position initial_position, uint64_t first_msg_id) noexcept
-      : msg_id_offset_(first_msg_id - static_cast<uint64_t>(initial_position)),
+      : id_bias_(first_msg_id - 1U - static_cast<uint64_t>(initial_position)),
         ring_(initial_position),
-        next_msg_id_(first_msg_id),
+        last_msg_id_(first_msg_id - 1U),
         delivered_mark_(initial_position),
-        id_base_(first_msg_id - static_cast<uint64_t>(initial_position),
+        id_base_(first_msg_id - 1U - static_cast<uint64_t>(initial_position),
                  static_cast<uint32_t>(initial_position)) {
     Stamp::WarmUp();
   }
@@ -169,10 +189,26 @@ class AsyncBus {
   /// Requires that no thread is publishing or consuming.
   ~AsyncBus() = default;
 
-  /// @brief The process-wide bus of this type (created on first use). Thread-safe.
+  /// @brief The process-wide bus of this type (created on first use). Thread-safe: the first
+  /// call may come from several threads (or RTOS tasks) at once.
+  /// Hosted: a function-local static (the C++ runtime serialises its construction; it is
+  /// destroyed at exit). Bare metal: constructed in static storage on the first call and never
+  /// destroyed, so it needs no guard variable, no destructor registration (`__aeabi_atexit`,
+  /// `__dso_handle`) and no start-up code; see detail::StaticInstance for how two first calls
+  /// agree.
   static AsyncBus& Instance() noexcept {
+#if MCCC_HOSTED
     static AsyncBus instance;
     return instance;
+#else
+    return detail::StaticInstance<AsyncBus, Traits::kSingleCore, CriticalSection>::Get();
+#endif
+  }
+
+  /// @brief Bytes of one slot of the shared ring and of the HIGH lane: the stored envelope and
+  /// a sequence word, rounded to their alignment (README, "Memory").
+  static constexpr std::size_t SlotBytes() noexcept {
+    return Ring::SlotBytes();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -193,13 +229,18 @@ class AsyncBus {
     constexpr std::size_t kIndex = detail::AlternativeIndex<T, Payload>::value;
     using Fn = std::decay_t<F>;
     if constexpr (std::is_invocable_v<Fn&, const Envelope&>) {
+      static_assert(!kCompactEnvelope,
+                    "mccc: Subscribe<T>: this bus stores compact envelopes (kCompactEnvelope, the "
+                    "bare-metal default), so there is no MessageEnvelope to hand over; take "
+                    "(const T&, const MessageHeader&) or (const T&), or set kCompactEnvelope = "
+                    "false in the bus traits");
       return AddCallback<detail::EnvelopeCallbackAdapter<Envelope, Fn>>(kIndex,
                                                                         std::forward<F>(callback));
     } else {
       static_assert(detail::kHandlesType<Fn, T>,
                     "mccc: Subscribe<T>: the callback must be callable as f(const "
                     "MessageEnvelope<Payload>&), f(const T&, const MessageHeader&) or f(const T&)");
-      return AddCallback<detail::TypedCallbackAdapter<kIndex, Envelope, Fn>>(
+      return AddCallback<detail::TypedCallbackAdapter<kIndex, Delivered, Fn>>(
           kIndex, std::forward<F>(callback));
     }
   }
@@ -253,6 +294,11 @@ class AsyncBus {
   template <typename T>
   bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
                    MessagePriority priority = MessagePriority::kMedium) noexcept {
+    static_assert(kStoresTimestamp || sizeof(T) == 0U,
+                  "mccc: PublishFast: this bus stores no timestamp (a compact envelope with "
+                  "NullClock), so the given one would be lost; use Publish / "
+                  "PublishWithPriority (NullClock reads nothing), or set kCompactEnvelope = "
+                  "false or a real clock in the bus traits");
     return PublishImpl(CurrentProducer(), std::forward<T>(message), sender_id, priority,
                        detail::GivenStamp(timestamp_us));
   }
@@ -336,6 +382,8 @@ class AsyncBus {
     template <typename T>
     bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
                      MessagePriority priority = MessagePriority::kMedium) noexcept {
+      static_assert(kStoresTimestamp || sizeof(T) == 0U,
+                    "mccc: PublishFast: this bus stores no timestamp (see AsyncBus::PublishFast)");
       return bus_ != nullptr && bus_->PublishImpl(index_, std::forward<T>(message), sender_id,
                                                   priority, detail::GivenStamp(timestamp_us));
     }
@@ -394,8 +442,9 @@ class AsyncBus {
     if constexpr (std::is_nothrow_constructible_v<T, Args...>) {
       return PublishConstructed(producer, sender_id, priority, Stamp::Take(),
                                 [&](void* storage, const MessageHeader& h) noexcept {
-                                  ::new (storage) Envelope{h, Payload(std::in_place_type<T>,
-                                                                      std::forward<Args>(args)...)};
+                                  ::new (storage) StoredEnvelope{
+                                      Layout::ToStored(h),
+                                      Payload(std::in_place_type<T>, std::forward<Args>(args)...)};
                                 });
     } else {
       return PublishImpl(producer, T(std::forward<Args>(args)...), sender_id, priority,
@@ -425,8 +474,9 @@ class AsyncBus {
     const auto after_claim = [&stamp]() noexcept { return stamp.ToUs(); };
     const auto build = [&](void* storage, Position position, uint32_t index,
                            uint64_t timestamp_us) noexcept {
-      ::new (storage) Envelope{HeaderAt(position, timestamp_us, sender_id, priority),
-                               Payload(std::in_place_type<T>, messages[index])};
+      ::new (storage)
+          StoredEnvelope{Layout::ToStored(HeaderAt(position, timestamp_us, sender_id, priority)),
+                         Payload(std::in_place_type<T>, messages[index])};
     };
     RingBatchClaim<Position> claim{};
     bool claim_is_seq_cst = !Traits::kSingleProducer;
@@ -485,9 +535,10 @@ class AsyncBus {
     const PerformanceMode mode = LoadMode();
     uint32_t errors = 0U;
     PrepareIds();
-    const uint32_t processed = ConsumeRings([this, mode, &errors](Envelope& envelope) noexcept {
-      AssignMessageId(envelope.header, mode);
-      errors += table_.Dispatch(envelope, [this, mode](uint64_t msg_id) noexcept {
+    const uint32_t processed = ConsumeRings([this, mode, &errors](StoredEnvelope& stored) noexcept {
+      // A reference to the slot's envelope, or (compact) a temporary whose life is extended.
+      const auto& message = Deliver(stored, mode);
+      errors += table_.Dispatch(message, [this, mode](uint64_t msg_id) noexcept {
         ReportError(mode, BusError::kProcessingError, msg_id);
       });
     });
@@ -515,11 +566,11 @@ class AsyncBus {
     uint32_t errors = 0U;
     PrepareIds();
     const uint32_t processed =
-        ConsumeRings([this, mode, &errors, &visitor](Envelope& envelope) noexcept {
-          AssignMessageId(envelope.header, mode);
-          if (MCCC_UNLIKELY(!VisitGuarded(visitor, envelope))) {
+        ConsumeRings([this, mode, &errors, &visitor](StoredEnvelope& stored) noexcept {
+          const auto& message = Deliver(stored, mode);  // as in ProcessBatch
+          if (MCCC_UNLIKELY(!VisitGuarded(visitor, message))) {
             ++errors;
-            ReportError(mode, BusError::kProcessingError, envelope.header.msg_id);
+            ReportError(mode, BusError::kProcessingError, message.header.msg_id);
           }
         });
     FinishBatch(mode, processed, errors);
@@ -527,7 +578,8 @@ class AsyncBus {
   }
 
   /// @brief Consumer thread: returns true at once if a message is ready; otherwise sleeps until
-  /// a producer publishes or `timeout_us` passes (futex on Linux). Producers pay no system call
+  /// a producer publishes or `timeout_us` passes (Traits::ConsumerWait: a futex on Linux, a
+  /// hook on an RTOS; at once with NoConsumerWait). Producers pay no system call or hook call
   /// while the consumer is awake. Returns whether a message is ready now.
   /// Single-producer buses: publishes that raced with the very first call may wake the
   /// consumer only at the timeout.
@@ -746,35 +798,43 @@ class AsyncBus {
   }
 
  private:
-  using Ring = MpscRing<Envelope, Traits::kQueueDepth, Traits::kSingleProducer, Traits::kSingleCore,
-                        Position, Traits::kCacheLineSize>;
-  using Table = SubscriptionTable<Envelope, std::variant_size_v<Payload>,
+  using Layout = detail::EnvelopeLayout<PayloadVariant, kCompactEnvelope, kStoresTimestamp>;
+  using Ring = MpscRing<StoredEnvelope, Traits::kQueueDepth, Traits::kSingleProducer,
+                        Traits::kSingleCore, Position, Traits::kCacheLineSize, CriticalSection>;
+  using Table = SubscriptionTable<Delivered, std::variant_size_v<Payload>,
                                   Traits::kMaxCallbacksPerType, Traits::kCallbackStorageBytes,
-                                  Traits::kSingleCore, Traits::kAsymmetricFence>;
+                                  Traits::kSingleCore, Traits::kAsymmetricFence, CriticalSection>;
   // Every publish path reads the clock the same way: a stamp before the claim, microseconds
   // after it (clock/clock_stamp.hpp). A multi-producer claim is a locked CAS, so a clock that
   // splits its reading converts after it; the single-producer claim has nothing to protect.
   using Stamp = detail::ClockStamp<typename Traits::Clock, !Traits::kSingleProducer>;
   using LaneStamp = detail::ClockStamp<typename Traits::Clock, false>;
   using Statistics = BusStatistics<Position, Traits::kStatisticsShards, Traits::kSingleProducer,
-                                   Traits::kSingleCore, Traits::kCacheLineSize>;
-  static constexpr bool kHasParking = MCCC_HOSTED != 0 && !Traits::kSingleCore;
+                                   Traits::kSingleCore, Traits::kCacheLineSize, CriticalSection>;
+  using Parking =
+      ConsumerParking<typename Traits::ConsumerWait, Traits::kSingleCore, CriticalSection>;
+  // Producers look for a sleeping consumer: the kernel wait on a multi-core hosted bus (a
+  // hosted single-core build keeps its timed waits), or any user wait hook.
+  static constexpr bool kHasParking =
+      detail::kIsConsumerWaitHook<typename Traits::ConsumerWait> ||
+      (Parking::kCanSleep && MCCC_HOSTED != 0 && !Traits::kSingleCore);
   static constexpr bool kHasHighLane = kHighQueueDepth > 0U;
   static constexpr bool kHasLanes = kProducerLanes > 0U;
   // The HIGH lane: its own ring (one slot when there is none, never used).
   using HighRing =
-      MpscRing<Envelope, (kHasHighLane ? kHighQueueDepth : 1U), Traits::kSingleProducer,
-               Traits::kSingleCore, Position, Traits::kCacheLineSize>;
+      MpscRing<StoredEnvelope, (kHasHighLane ? kHighQueueDepth : 1U), Traits::kSingleProducer,
+               Traits::kSingleCore, Position, Traits::kCacheLineSize, CriticalSection>;
   using HighAdmission = PriorityAdmission<(kHasHighLane ? kHighQueueDepth : 1U)>;
-  using Lane = ProducerLane<Envelope, kLaneDepth, Position, Traits::kCacheLineSize>;
+  using Lane = ProducerLane<StoredEnvelope, kLaneDepth, Position, Traits::kCacheLineSize>;
   using LaneAdmission = PriorityAdmission<kLaneDepth>;
   struct NoHighRing {};
   struct NoLanes {};
   // More than one ring: ids are given by the consumer in delivery order, which only it knows.
   static constexpr bool kDeliveryOrderIds = kHasHighLane || kHasLanes;
   // With 64-bit positions and one ring, position + constant is already the unique 64-bit id.
+  // (A compact slot has no msg_id field: the consumer always assigns it.)
   static constexpr bool kProducerAssignsIds =
-      sizeof(Position) >= sizeof(uint64_t) && !kDeliveryOrderIds;
+      sizeof(Position) >= sizeof(uint64_t) && !kDeliveryOrderIds && !kCompactEnvelope;
   // 32-bit positions: a position or delivery count is widened to a 64-bit id (id_base.hpp).
   static constexpr bool kWidensIds = sizeof(Position) < sizeof(uint64_t);
   // Most messages one batch can deliver: kBatchSize LOW/MEDIUM, and as many HIGH.
@@ -875,18 +935,18 @@ class AsyncBus {
       static_assert(std::is_nothrow_constructible_v<Payload, T&&>,
                     "mccc: publishing a whole payload variant needs a nothrow copy/move; pass an "
                     "rvalue or publish the alternative itself");
-      return PublishConstructed(
-          producer, sender_id, priority, stamp,
-          [&](void* storage, const MessageHeader& header) noexcept {
-            ::new (storage) Envelope{header, Payload(std::forward<T>(message))};
-          });
+      return PublishConstructed(producer, sender_id, priority, stamp,
+                                [&](void* storage, const MessageHeader& header) noexcept {
+                                  ::new (storage) StoredEnvelope{Layout::ToStored(header),
+                                                                 Payload(std::forward<T>(message))};
+                                });
     } else if constexpr (std::is_nothrow_constructible_v<Message, T&&>) {
-      return PublishConstructed(
-          producer, sender_id, priority, stamp,
-          [&](void* storage, const MessageHeader& header) noexcept {
-            ::new (storage)
-                Envelope{header, Payload(std::in_place_type<Message>, std::forward<T>(message))};
-          });
+      return PublishConstructed(producer, sender_id, priority, stamp,
+                                [&](void* storage, const MessageHeader& header) noexcept {
+                                  ::new (storage) StoredEnvelope{
+                                      Layout::ToStored(header), Payload(std::in_place_type<Message>,
+                                                                        std::forward<T>(message))};
+                                });
     } else {
       // A copy that may throw is made before claiming a slot (a claimed slot must always be
       // completed); the move into the slot cannot throw (checked for every alternative).
@@ -1053,29 +1113,35 @@ class AsyncBus {
                 "ProcessBatch/ProcessBatchWith entered by two threads at once; a bus has "
                 "exactly one consumer thread");
 #endif
-    ReportError(LoadMode(), BusError::kReentrantCall, next_msg_id_ - 1U);
+    ReportError(LoadMode(), BusError::kReentrantCall, last_msg_id_);
     return 0U;
+  }
+
+  /// Consumer: the widened position of the next message to deliver (its id minus one minus the
+  /// bias), or the delivered count with several rings.
+  MCCC_ALWAYS_INLINE uint64_t WidenedHead() const noexcept {
+    return last_msg_id_ - id_bias_;
   }
 
   /// Consumer, before a batch (32-bit positions): lets refusing producers widen positions (or
   /// delivery counts) the batch's stores reach (detail/id_base.hpp).
   MCCC_ALWAYS_INLINE void PrepareIds() noexcept {
     if constexpr (kWidensIds) {
-      id_base_.PrepareBatch(next_msg_id_ - msg_id_offset_, kMostPerBatch);
+      id_base_.PrepareBatch(WidenedHead(), kMostPerBatch);
     }
   }
 
-  /// Consumer, one batch: dispatches with `dispatch_one(Envelope&)` up to kBatchSize LOW/MEDIUM
-  /// messages and up to kBatchSize HIGH ones, every HIGH message that is ready before the next
-  /// LOW/MEDIUM one. Producer lanes and the shared ring are served in turn from a rotating
+  /// Consumer, one batch: dispatches with `dispatch_one(StoredEnvelope&)` up to kBatchSize
+  /// LOW/MEDIUM messages and up to kBatchSize HIGH ones, every HIGH message that is ready before
+  /// the next LOW/MEDIUM one. Producer lanes and the shared ring are served in turn from a rotating
   /// start, each ready one at least once per batch (a HIGH flood that uses up its share ends
   /// the batch early instead, so the next batch starts with HIGH again).
   template <typename DispatchOne>
   MCCC_ALWAYS_INLINE uint32_t ConsumeRings(DispatchOne&& dispatch_one) noexcept {
     if constexpr (!kHasHighLane && !kHasLanes) {
-      return ring_.ConsumeBatch(kBatchSize, [&dispatch_one](Envelope& envelope, Position) noexcept {
-        dispatch_one(envelope);
-      });
+      return ring_.ConsumeBatch(
+          kBatchSize,
+          [&dispatch_one](StoredEnvelope& envelope, Position) noexcept { dispatch_one(envelope); });
     } else {
       uint32_t high_taken = 0U;
       bool stop = false;
@@ -1087,7 +1153,9 @@ class AsyncBus {
           if (MCCC_UNLIKELY(high_probe.Ready())) {
             high_taken += high_ring_.ConsumeBatch(
                 kBatchSize - high_taken,
-                [&dispatch_one](Envelope& envelope, Position) noexcept { dispatch_one(envelope); });
+                [&dispatch_one](StoredEnvelope& envelope, Position) noexcept {
+                  dispatch_one(envelope);
+                });
             high_probe = high_ring_.ProbeNext();
             // The HIGH share is used up and more is waiting: end the batch after the message
             // in hand, so the next batch starts with HIGH.
@@ -1095,7 +1163,7 @@ class AsyncBus {
           }
         }
       };
-      const auto normal = [&](Envelope& envelope) noexcept {
+      const auto normal = [&](StoredEnvelope& envelope) noexcept {
         drain_high();
         dispatch_one(envelope);
         return !stop;
@@ -1108,7 +1176,7 @@ class AsyncBus {
       if constexpr (!kHasLanes) {
         normal_taken = ring_.ConsumeBatch(
             kBatchSize,
-            [&normal](Envelope& envelope, Position) noexcept { return normal(envelope); });
+            [&normal](StoredEnvelope& envelope, Position) noexcept { return normal(envelope); });
       } else {
         normal_taken = ConsumeLanes(normal, stop);
       }
@@ -1141,12 +1209,12 @@ class AsyncBus {
           uint32_t ring = start + k;
           ring = ring >= kRings ? ring - kRings : ring;
           const uint32_t want = round == 0U && kShare < left ? kShare : left;
-          const uint32_t taken =
-              ring != kProducerLanes
-                  ? lanes_[ring].ConsumeBatch(want, normal)
-                  : ring_.ConsumeBatch(want, [&normal](Envelope& envelope, Position) noexcept {
-                      return normal(envelope);
-                    });
+          const uint32_t taken = ring != kProducerLanes
+                                     ? lanes_[ring].ConsumeBatch(want, normal)
+                                     : ring_.ConsumeBatch(want, [&normal](StoredEnvelope& envelope,
+                                                                          Position) noexcept {
+                                         return normal(envelope);
+                                       });
           left -= taken;
           any = any || taken != 0U;
         }
@@ -1248,7 +1316,7 @@ class AsyncBus {
 
   /// The msg_id of ring position `position` (64-bit positions; producer side).
   MCCC_ALWAYS_INLINE uint64_t MessageIdAt(Position position) const noexcept {
-    return static_cast<uint64_t>(position) + msg_id_offset_;
+    return static_cast<uint64_t>(position) + id_bias_ + 1U;
   }
 
   /// The id a message refused at observed tail `tail` would have received (cold path). With
@@ -1264,7 +1332,7 @@ class AsyncBus {
       if constexpr (kWidensIds) {
         return id_base_.IdOfPosition(static_cast<uint32_t>(mark), static_cast<uint32_t>(mark));
       } else {
-        return static_cast<uint64_t>(mark) + msg_id_offset_;
+        return static_cast<uint64_t>(mark) + id_bias_ + 1U;
       }
     } else if constexpr (kProducerAssignsIds) {
       return MessageIdAt(tail);
@@ -1283,11 +1351,25 @@ class AsyncBus {
     if constexpr (kDeliveryOrderIds) {
       // release: pairs with WouldBeMessageId's acquire load; with 32-bit positions it also
       // carries PrepareIds' earlier store of the widening word to that reader.
-      detail::StoreRelease<Traits::kSingleCore>(
-          delivered_mark_, static_cast<Position>(next_msg_id_ - msg_id_offset_));
+      detail::StoreRelease<Traits::kSingleCore>(delivered_mark_,
+                                                static_cast<Position>(WidenedHead()));
     }
     if (mode == PerformanceMode::kFullFeatured) {
       stats_.CountProcessed(processed, errors);
+    }
+  }
+
+  /// Consumer: the message in `stored` as subscribers see it, with its msg_id assigned: the
+  /// slot's own envelope (a reference), or (compact) a DeliveredMessage with a full header,
+  /// returned by value for the caller to bind to a const reference.
+  MCCC_ALWAYS_INLINE decltype(auto) Deliver(StoredEnvelope& stored, PerformanceMode mode) noexcept {
+    if constexpr (kCompactEnvelope) {
+      Delivered message{stored.payload, Layout::ToDelivered(stored.header)};
+      AssignMessageId(message.header, mode);
+      return message;
+    } else {
+      AssignMessageId(stored.header, mode);
+      return static_cast<const Delivered&>(stored);
     }
   }
 
@@ -1295,18 +1377,19 @@ class AsyncBus {
   /// id sequence (OVERFLOW_DETECTED, once per 2^64 messages).
   MCCC_ALWAYS_INLINE void AssignMessageId(MessageHeader& header, PerformanceMode mode) noexcept {
     if constexpr (kProducerAssignsIds) {
-      MCCC_ASSERT(header.msg_id == next_msg_id_, "msg_id out of sequence");
+      MCCC_ASSERT(header.msg_id == last_msg_id_ + 1U, "msg_id out of sequence");
     } else {
-      header.msg_id = next_msg_id_;
+      header.msg_id = last_msg_id_ + 1U;
     }
-    ++next_msg_id_;
+    ++last_msg_id_;
     if (MCCC_UNLIKELY(header.msg_id == 0U)) {
       ReportError(mode, BusError::kOverflowDetected, 0U);  // the 64-bit id sequence wrapped
     }
   }
 
   template <typename Visitor>
-  MCCC_ALWAYS_INLINE static bool VisitGuarded(Visitor& visitor, const Envelope& envelope) noexcept {
+  MCCC_ALWAYS_INLINE static bool VisitGuarded(Visitor& visitor,
+                                              const Delivered& envelope) noexcept {
 #if MCCC_HAS_EXCEPTIONS
     try {
       return detail::VisitAlternative(envelope.payload.index(), envelope.payload, envelope.header,
@@ -1332,16 +1415,17 @@ class AsyncBus {
   // Read-mostly settings on their own line: producers read them on every publish.
   alignas(kLine) std::atomic<PerformanceMode> mode_{PerformanceMode::kFullFeatured};
   std::atomic<ErrorCallback> error_callback_{nullptr};
-  const uint64_t msg_id_offset_;  // msg_id = position + offset (read-only after construction)
+  // msg_id = position + 1 + id_bias_ (read-only after construction; 0 on a fresh bus).
+  const uint64_t id_bias_;
   // Written only when the consumer goes to sleep; read by every publish.
-  alignas(kLine) ConsumerParking parking_;
+  alignas(kLine) Parking parking_;
   Ring ring_;
   std::conditional_t<kHasHighLane, HighRing, NoHighRing> high_ring_;
   std::conditional_t<kHasLanes, std::array<Lane, (kHasLanes ? kProducerLanes : 1U)>, NoLanes>
       lanes_;
   // Consumer-owned.
-  alignas(kLine) uint64_t next_msg_id_;
-  uint32_t next_lane_ = 0U;  // the ring the next batch serves first (producer lanes)
+  alignas(kLine) uint64_t last_msg_id_;  // the id of the last message delivered (0: none yet)
+  uint32_t next_lane_ = 0U;              // the ring the next batch serves first (producer lanes)
   // Consumer-written once per batch, read by refusing producers (several rings only): the
   // delivered count at the end of the last batch, which WouldBeMessageId turns into an id.
   std::atomic<Position> delivered_mark_;

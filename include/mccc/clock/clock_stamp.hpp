@@ -64,8 +64,9 @@ class ClockStamp {
   }
 
   /// @brief Takes the clock's first reading, which may calibrate it (TscClock: about 1 ms), so
-  /// that no publish pays for it: call it while constructing the bus.
-  static void WarmUp() noexcept { static_cast<void>(Clock::NowUs()); }
+  /// that no publish pays for it: call it while constructing the bus. constexpr for a clock whose
+  /// reading is (NullClock), so that such a bus stays constant-initialisable.
+  static constexpr void WarmUp() noexcept { static_cast<void>(Clock::NowUs()); }
 
  private:
   using Value = typename ClockStampValue<Clock, kDeferred>::Type;

@@ -12,7 +12,7 @@ namespace mccc {
 /// callers that always use PublishFast. Thread-safe, wait-free, async-signal-safe.
 struct NullClock {
   /// @brief Always 0.
-  static uint64_t NowUs() noexcept { return 0U; }
+  static constexpr uint64_t NowUs() noexcept { return 0U; }
 };
 
 }  // namespace mccc

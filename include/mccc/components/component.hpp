@@ -71,7 +71,8 @@
 #include "mccc/bus/async_bus.hpp"
 #include "mccc/config.hpp"
 #include "mccc/containers/fixed_vector.hpp"
-#include "mccc/detail/spin_lock.hpp"
+#include "mccc/detail/atomic_ops.hpp"
+#include "mccc/detail/control_lock.hpp"
 #include "mccc/detail/variant_traits.hpp"
 #include "mccc/detail/verdict.hpp"
 #include "mccc/dispatch/visit.hpp"
@@ -263,8 +264,10 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
     if (this->weak_from_this().expired()) {
       return false;
     }
-    // relaxed: only which caller wins matters; the hook's effects are not published through it.
-    if (initialized_.exchange(true, std::memory_order_relaxed)) {
+    // acquire (stronger than needed): only which caller wins matters; the hook's effects are
+    // not published through the flag. The helper also serves cores without atomic exchange.
+    if (detail::ExchangeAcquire<Traits::kSingleCore, typename Bus::CriticalSection>(initialized_,
+                                                                                    true)) {
       return false;
     }
     const std::size_t refused_before = RefusedSubscriptionCount();
@@ -368,7 +371,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   /// thread (the bus's Unsubscribe guarantee); the pin keeps the component alive for it.
   /// Thread-safe, also from inside a callback.
   bool Unsubscribe(const SubscriptionHandle& handle) noexcept {
-    detail::SpinLockGuard guard(lock_);
+    detail::ControlLockGuard<ControlLock> guard(lock_);
     for (std::size_t i = 0U; i < handles_.size(); ++i) {
       if (handles_[i].type_index == handle.type_index &&
           handles_[i].callback_id == handle.callback_id) {
@@ -382,7 +385,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   /// @brief Removes every subscription of this component; returns how many were removed. The
   /// component can subscribe again afterwards. Thread-safe, also from inside a callback.
   std::size_t UnsubscribeAll() noexcept {
-    detail::SpinLockGuard guard(lock_);
+    detail::ControlLockGuard<ControlLock> guard(lock_);
     std::size_t removed = 0U;
     for (const SubscriptionHandle& handle : handles_) {
       removed += bus_.Unsubscribe(handle) ? 1U : 0U;
@@ -393,14 +396,14 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
 
   /// @brief Live subscriptions owned by this component (snapshot). Thread-safe.
   std::size_t SubscriptionCount() const noexcept {
-    detail::SpinLockGuard guard(lock_);
+    detail::ControlLockGuard<ControlLock> guard(lock_);
     return handles_.size();
   }
 
   /// @brief Subscriptions refused since construction (not owned by a std::shared_ptr, at
   /// kMaxSubscriptions, or refused by the bus). Snapshot, thread-safe.
   std::size_t RefusedSubscriptionCount() const noexcept {
-    detail::SpinLockGuard guard(lock_);
+    detail::ControlLockGuard<ControlLock> guard(lock_);
     return refused_;
   }
 
@@ -420,17 +423,17 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   /// kCallbackStorageBytes).
   template <typename T, typename Callback>
   using StoredAs = detail::TypedCallbackAdapter<detail::AlternativeIndex<T, PayloadVariant>::value,
-                                                typename Bus::Envelope, Callback>;
+                                                typename Bus::Delivered, Callback>;
 
   SubscriptionHandle Refuse() noexcept {
-    detail::SpinLockGuard guard(lock_);
+    detail::ControlLockGuard<ControlLock> guard(lock_);
     ++refused_;
     return kInvalidSubscription;
   }
 
   template <typename T, typename Callback>
   SubscriptionHandle Register(Callback&& callback) noexcept {
-    detail::SpinLockGuard guard(lock_);
+    detail::ControlLockGuard<ControlLock> guard(lock_);
     if (handles_.full()) {
       ++refused_;
       return kInvalidSubscription;
@@ -447,7 +450,8 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   }
 
   Bus& bus_;
-  mutable detail::SpinLock lock_;                               // guards handles_, refused_
+  using ControlLock = detail::ControlLock<Traits::kSingleCore, typename Bus::CriticalSection>;
+  mutable ControlLock lock_;                                    // guards handles_, refused_
   FixedVector<SubscriptionHandle, kMaxSubscriptions> handles_;  // under lock_
   std::size_t refused_ = 0U;                                    // under lock_
   std::atomic<bool> initialized_{false};

@@ -35,10 +35,11 @@ namespace detail {
 template <bool kSingleCore>
 class IdBase {
  public:
-  /// @brief `id_offset`: msg_id minus the widened position (constant for the bus's life).
-  /// `initial_position`: the ring's first position; it is its own widened value.
-  IdBase(uint64_t id_offset, uint32_t initial_position) noexcept
-      : id_offset_(id_offset), half_laps_(HalfLapsOf(initial_position)) {}
+  /// @brief `id_bias`: msg_id minus one minus the widened position (constant for the bus's
+  /// life; 0 on a fresh bus, whose position 0 carries id 1, so that a fresh IdBase is all zero
+  /// bytes). `initial_position`: the ring's first position; it is its own widened value.
+  constexpr IdBase(uint64_t id_bias, uint32_t initial_position) noexcept
+      : id_bias_(id_bias), half_laps_(HalfLapsOf(initial_position)) {}
 
   /// @brief Consumer, before it consumes up to `batch_limit` messages from widened head
   /// `widened_head`: makes sure `half_laps_` already holds the value of the furthest head the
@@ -66,7 +67,7 @@ class IdBase {
     // The widened head: its high 32 bits are half_laps / 2 (modulo 2^31), its low 32 bits head.
     const uint64_t widened_head = (static_cast<uint64_t>(half_laps >> 1U) << 32U) | head;
     const auto distance = static_cast<int32_t>(position - head);
-    return id_offset_ + widened_head + static_cast<uint64_t>(static_cast<int64_t>(distance));
+    return id_bias_ + 1U + widened_head + static_cast<uint64_t>(static_cast<int64_t>(distance));
   }
 
  private:
@@ -76,7 +77,7 @@ class IdBase {
     return static_cast<uint32_t>(widened >> kHalfLapBits);
   }
 
-  const uint64_t id_offset_;
+  const uint64_t id_bias_;
   std::atomic<uint32_t> half_laps_;
 };
 

@@ -39,8 +39,17 @@ class ScopedFlag {
     return was_set;
   }
   static bool Enter(std::atomic<bool>& flag) noexcept {
-    // acquire: pairs with the release store of the previous holder's Leave.
-    return flag.exchange(true, std::memory_order_acquire);
+    if constexpr (std::atomic<bool>::is_always_lock_free) {
+      // acquire: pairs with the release store of the previous holder's Leave.
+      return flag.exchange(true, std::memory_order_acquire);
+    } else {
+      // A core without atomic exchange (Cortex-M0): a load and a store. Only the debug
+      // detectors use an atomic flag; an interrupt landing between the two goes unnoticed.
+      // acquire: pairs with Leave's release store (as above).
+      const bool was_set = flag.load(std::memory_order_acquire);
+      flag.store(true, std::memory_order_relaxed);  // relaxed: read back by this holder only
+      return was_set;
+    }
   }
   static void Leave(bool& flag) noexcept { flag = false; }
   static void Leave(std::atomic<bool>& flag) noexcept {

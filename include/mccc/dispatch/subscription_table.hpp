@@ -42,6 +42,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -49,18 +50,25 @@
 #include "mccc/containers/fixed_function.hpp"
 #include "mccc/detail/asymmetric_fence.hpp"
 #include "mccc/detail/atomic_ops.hpp"
-#include "mccc/detail/spin_lock.hpp"
+#include "mccc/detail/control_lock.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
 namespace detail {
 
 /// @brief A process-wide tag per table, so a handle from another bus is (practically) never
-/// mistaken for one of ours: callback ids of different buses start far apart.
-inline std::size_t NextSubscriptionIdBase() noexcept {
+/// mistaken for one of ours: callback ids of different buses start far apart. The counter is
+/// constant-initialised (no guard, no start-up code).
+inline std::atomic<std::size_t>& SubscriptionInstanceCounter() noexcept {
   static std::atomic<std::size_t> next_instance{1U};
+  return next_instance;
+}
+
+template <bool kSingleCore, typename CriticalSection>
+std::size_t NextSubscriptionIdBase() noexcept {
   // relaxed: only uniqueness of the returned value matters.
-  const std::size_t instance = next_instance.fetch_add(1U, std::memory_order_relaxed);
+  const std::size_t instance =
+      FetchAddRelaxed<kSingleCore, CriticalSection>(SubscriptionInstanceCounter(), std::size_t{1U});
   constexpr unsigned kHalfBits = static_cast<unsigned>(sizeof(std::size_t) * 8U / 2U);
   return instance << kHalfBits;
 }
@@ -77,8 +85,11 @@ inline std::size_t NextSubscriptionIdBase() noexcept {
 /// @tparam kStorage  Inline bytes per callable.
 /// @tparam kAllowAsymmetricFence Use the asymmetric fence where the platform offers it
 /// (BusTraits::kAsymmetricFence); false: always the symmetric handshake.
+/// @tparam CriticalSection Single-core builds: the hook that replaces the spin lock and the
+/// read-modify-writes (platform/critical_section.hpp), so Add and Remove never wait.
 template <typename Envelope, std::size_t kTypes, std::size_t kPerType, std::size_t kStorage,
-          bool kSingleCore, bool kAllowAsymmetricFence = true>
+          bool kSingleCore, bool kAllowAsymmetricFence = true,
+          typename CriticalSection = NoCriticalSection>
 class SubscriptionTable {
   static_assert(kPerType >= 1U, "mccc: kMaxCallbacksPerType must be at least 1");
 
@@ -86,12 +97,22 @@ class SubscriptionTable {
   /// The stored callable: returns false to report a processing error.
   using Callback = FixedFunction<bool(const Envelope&), kStorage>;
 
-  SubscriptionTable() noexcept
-      : next_serial_(detail::NextSubscriptionIdBase()),
-        constructed_light_(kAllowAsymmetricFence && !kSingleCore &&
-                           detail::AsymmetricFence::Available()),
-        light_batch_marks_(constructed_light_) {}
-  ~SubscriptionTable() = default;
+  /// constexpr where the platform allows it (single-core builds, or no asymmetric fence): a
+  /// bus can then be constant-initialised. The table's id base is drawn at the first Add.
+  constexpr SubscriptionTable() noexcept
+      : constructed_light_(AsymmetricFenceAvailable()), light_batch_marks_(constructed_light_) {}
+  /// Destroys the callables still stored (live or removed but not yet reclaimed). Requires that
+  /// no other thread uses the table.
+  ~SubscriptionTable() {
+    for (Row& row : rows_) {
+      for (Entry& entry : row.entries) {
+        // relaxed: no other thread runs any more.
+        if (entry.state.load(std::memory_order_relaxed) != kFree) {
+          entry.DestroyCallable();
+        }
+      }
+    }
+  }
   SubscriptionTable(const SubscriptionTable&) = delete;
   SubscriptionTable& operator=(const SubscriptionTable&) = delete;
   SubscriptionTable(SubscriptionTable&&) = delete;
@@ -103,7 +124,7 @@ class SubscriptionTable {
   /// callable from inside a callback.
   SubscriptionHandle Add(std::size_t type, Callback&& callback) noexcept {
     ReclaimPending(/*may_wait=*/true);
-    detail::SpinLockGuard guard(lock_);
+    detail::ControlLockGuard<ControlLock> guard(lock_);
     Row& row = rows_[type];
     std::size_t live = 0U;
     std::size_t slot = kEntriesPerRow;
@@ -121,7 +142,7 @@ class SubscriptionTable {
       return kInvalidSubscription;
     }
     Entry& entry = row.entries[slot];
-    entry.callback = std::move(callback);
+    entry.ConstructCallable(std::move(callback));
     entry.callback_id = NextCallbackId(slot);
     // release: pairs with the consumer's load of the state in Dispatch; the callable is fully
     // constructed before the consumer can see ACTIVE.
@@ -144,7 +165,7 @@ class SubscriptionTable {
     const std::size_t slot = handle.callback_id % kEntriesPerRow;
     Entry& entry = rows_[handle.type_index].entries[slot];
     {
-      detail::SpinLockGuard guard(lock_);
+      detail::ControlLockGuard<ControlLock> guard(lock_);
       // relaxed: ACTIVE is only entered and left under this lock.
       if (entry.state.load(std::memory_order_relaxed) != kActive ||
           entry.callback_id != handle.callback_id) {
@@ -175,7 +196,7 @@ class SubscriptionTable {
     }
     const uint32_t epoch = LoadSeqCst(dispatch_epoch_);
     {
-      detail::SpinLockGuard guard(lock_);
+      detail::ControlLockGuard<ControlLock> guard(lock_);
       entry.removed_epoch = epoch;
       entry.reclaim_rule = rule;
     }
@@ -266,7 +287,7 @@ class SubscriptionTable {
       if (LoadSeqCst(entry.state) != kActive) {
         continue;
       }
-      if (!Invoke(entry.callback, envelope)) {
+      if (!Invoke(entry.Callable(), envelope)) {
         ++errors;
         on_error(envelope.header.msg_id);
       }
@@ -287,6 +308,7 @@ class SubscriptionTable {
   }
 
  private:
+  using ControlLock = detail::ControlLock<kSingleCore, CriticalSection>;
   static constexpr std::size_t kEntriesPerRow = 2U * kPerType;
   static constexpr uint8_t kFree = 0U;
   static constexpr uint8_t kActive = 1U;
@@ -304,7 +326,21 @@ class SubscriptionTable {
     uint8_t reclaim_rule{kNotYet};  // under the lock
     uint32_t removed_epoch{0U};     // under the lock
     std::size_t callback_id{0U};    // under the lock
-    Callback callback;              // written under the lock while not ACTIVE
+    // The callable, constructed in place while the entry is ACTIVE or REMOVED (written under the
+    // lock while not ACTIVE). A FREE entry holds no callable: its bytes stay zero from
+    // construction, which keeps a fresh table (and bus) all zero bytes, in .bss.
+    alignas(Callback) unsigned char callable_storage[sizeof(Callback)]{};
+
+    const Callback& Callable() const noexcept {
+      return *std::launder(reinterpret_cast<const Callback*>(callable_storage));
+    }
+    Callback& Callable() noexcept {
+      return *std::launder(reinterpret_cast<Callback*>(callable_storage));
+    }
+    void ConstructCallable(Callback&& callback) noexcept {
+      ::new (static_cast<void*>(callable_storage)) Callback(std::move(callback));
+    }
+    void DestroyCallable() noexcept { Callable().~Callback(); }
   };
   struct Row {
     std::atomic<uint32_t> used{0U};  // entries [0, used) may be ACTIVE
@@ -334,10 +370,24 @@ class SubscriptionTable {
   }
 
   static uint32_t FetchAddSeqCst(std::atomic<uint32_t>& a) noexcept {
-    return detail::FetchIncrementSeqCst<kSingleCore>(a);
+    return detail::FetchIncrementSeqCst<kSingleCore, CriticalSection>(a);
   }
 
+  /// Whether the consumer can use the asymmetric fence (a system call on Linux, hence evaluated
+  /// at run time only where the fence can be used at all).
+  static constexpr bool AsymmetricFenceAvailable() noexcept {
+    if constexpr (kAllowAsymmetricFence && !kSingleCore) {
+      return detail::AsymmetricFence::Available();
+    } else {
+      return false;
+    }
+  }
+
+  /// Caller holds the lock.
   std::size_t NextCallbackId(std::size_t slot) noexcept {
+    if (next_serial_ == 0U) {  // the first Add of this table: draw its id base
+      next_serial_ = detail::NextSubscriptionIdBase<kSingleCore, CriticalSection>();
+    }
     std::size_t id = next_serial_ * kEntriesPerRow + slot;
     ++next_serial_;
     if (id == SubscriptionHandle::kInvalidCallbackId) {  // skip the reserved value
@@ -378,7 +428,8 @@ class SubscriptionTable {
           continue;
         }
         if (IsReclaimable(entry, epoch_now)) {
-          out = std::move(entry.callback);
+          out = std::move(entry.Callable());
+          entry.DestroyCallable();
           entry.state.store(kFree, std::memory_order_relaxed);  // relaxed: consumer ignores FREE
           // relaxed: written under the lock we hold.
           pending_reclaims_.store(pending_reclaims_.load(std::memory_order_relaxed) - 1U,
@@ -418,8 +469,8 @@ class SubscriptionTable {
   Row rows_[kTypes];
   std::atomic<uint32_t> dispatch_epoch_{0U};
   std::atomic<uint32_t> pending_reclaims_{0U};
-  std::size_t next_serial_;
-  detail::SpinLock lock_;
+  std::size_t next_serial_ = 0U;  // under the lock; 0 until the first Add draws the id base
+  ControlLock lock_;
   const bool constructed_light_;  // the asymmetric fence was available at construction
   // Asymmetric fence in use; goes from true to false once if the membarrier call fails.
   std::atomic<bool> light_batch_marks_;

@@ -69,8 +69,10 @@ struct RingBatchClaim {
 /// @tparam kSingleCore true: relaxed atomics plus compiler fences, no padding (one-core MCUs).
 /// @tparam Position  Unsigned position type (wraps modulo its range).
 /// @tparam kCacheLine Padding unit between producer-written and consumer-written data.
+/// @tparam CriticalSection Single-core builds: makes the claim CAS a compare and a store inside
+/// a critical section (platform/critical_section.hpp), for cores without atomic RMW.
 template <typename Element, uint32_t kCapacity, bool kSingleProducer, bool kSingleCore,
-          typename Position, uint32_t kCacheLine>
+          typename Position, uint32_t kCacheLine, typename CriticalSection = NoCriticalSection>
 class MpscRing {
   static_assert(kCapacity > 0U, "mccc: queue depth must be greater than zero");
   static_assert((kCapacity & (kCapacity - 1U)) == 0U,
@@ -84,9 +86,17 @@ class MpscRing {
   static_assert(static_cast<uint64_t>(kCapacity) <=
                     (static_cast<uint64_t>(Position(~Position{0})) >> 1U),
                 "mccc: queue depth must be at most half the Position range");
-  static_assert(
-      std::atomic<Position>::is_always_lock_free,
-      "mccc: ring positions must be lock-free atomics on this target; use a 32-bit Position");
+  // Loads and stores of a position must be single instructions: lock-free atomics, or (cores
+  // without atomic RMW) a type no wider than a machine word, whose aligned loads and stores are
+  // atomic anyway; the read-modify-writes are checked below.
+  static_assert(std::atomic<Position>::is_always_lock_free || sizeof(Position) <= sizeof(void*),
+                "mccc: ring positions must be lock-free atomics on this target; use a 32-bit "
+                "Position");
+  static_assert(detail::kRmwAvailable<kSingleCore, CriticalSection, Position>,
+                "mccc: this core has no lock-free atomic read-modify-write (e.g. Cortex-M0/M0+): "
+                "build the bus for one core (kSingleCore = true) and give its traits a "
+                "CriticalSection with static Enter()/Exit(state) (platform/critical_section.hpp; "
+                "mccc::PrimaskCriticalSection on Cortex-M)");
   static_assert(std::is_nothrow_destructible_v<Element>,
                 "mccc: elements must not throw on destruction");
   static_assert(kCacheLine >= 8U && (kCacheLine & (kCacheLine - 1U)) == 0U,
@@ -97,10 +107,16 @@ class MpscRing {
   /// Number of slots.
   static constexpr Position kCapacityValue = static_cast<Position>(kCapacity);
 
-  /// @brief Empty ring whose first position is `initial_position` (0 normally; tests start near
-  /// the wrap point to prove modular arithmetic).
-  // cppcheck-suppress uninitMemberVar ; slot storage is raw, written by placement new before use
-  explicit MpscRing(Position initial_position = 0U) noexcept {
+  /// @brief Empty ring whose first position is 0. Every slot's sequence starts at 0, which no
+  /// first-lap position announces (position p is announced by p + 1 >= 1, and 0 comes back only
+  /// after 2^bits positions, long after every slot was written), so the ring is all zero bytes:
+  /// constant-initialised, it lands in zero-initialised static memory (.bss) with no start-up
+  /// code.
+  constexpr MpscRing() noexcept = default;
+
+  /// @brief Empty ring whose first position is `initial_position` (tests start near the wrap
+  /// point to prove modular arithmetic).
+  explicit MpscRing(Position initial_position) noexcept {
     for (uint32_t i = 0U; i < kCapacity; ++i) {
       // The first position that lands in slot i is the first p >= initial with p % cap == i.
       const Position first_use =
@@ -123,6 +139,10 @@ class MpscRing {
 
   /// @brief Destroys the elements still queued. Requires: no producer or consumer is running.
   ~MpscRing() { DrainAndDestroy(); }
+
+  /// @brief Bytes of one slot: the element plus the sequence word, rounded to their alignment
+  /// (for memory budgets: a ring is kCapacity slots and two position lines).
+  static constexpr std::size_t SlotBytes() noexcept { return sizeof(Slot); }
 
   /// @brief Claims one slot if the observed occupancy is below `limit`, constructs the element
   /// with `construct(void* storage, Position position)` and publishes it.
@@ -321,8 +341,10 @@ class MpscRing {
       detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<Position>>;
 
   struct Slot {
-    std::atomic<Position> sequence;
-    alignas(Element) unsigned char storage[sizeof(Element)];
+    std::atomic<Position> sequence{0U};
+    // Raw storage, written by placement new before use; zeroed only so that the ring can be
+    // constant-initialised (C++17 requires every member of a constexpr constructor initialised).
+    alignas(Element) unsigned char storage[sizeof(Element)]{};
   };
 
   // Written by producers: the claim position and their shared cache of the consumer position.
@@ -434,7 +456,8 @@ class MpscRing {
       // release on success: pairs with the acquire load of cached_head in ClaimMulti, extending
       // the consumer -> this producer happens-before edge to the producers that use the cached
       // value. relaxed on failure: `current` is only compared again.
-      if (detail::CasWeakRelease<kSingleCore>(producer_.cached_head, current, head)) {
+      if (detail::CasWeakRelease<kSingleCore, CriticalSection>(producer_.cached_head, current,
+                                                               head)) {
         break;
       }
     }
@@ -488,8 +511,8 @@ class MpscRing {
       // seq_cst on success: the claim is the producer's half of the consumer sleep handshake
       // (pairs with HasClaimedWork); it also orders the claim before the slot writes. On
       // failure `tail` is reloaded (relaxed: it is again only a guess).
-      if (detail::CasWeakSeqCst<kSingleCore>(producer_.tail, tail,
-                                             static_cast<Position>(tail + take))) {
+      if (detail::CasWeakSeqCst<kSingleCore, CriticalSection>(producer_.tail, tail,
+                                                              static_cast<Position>(tail + take))) {
         return RingBatchClaim<Position>{take, tail, occupancy};
       }
     }
@@ -536,7 +559,7 @@ class MpscRing {
   void (*after_announce_hook_)(void*, Position) = nullptr;
   void* after_announce_context_ = nullptr;
 #endif
-  alignas(kLine) Slot slots_[kCapacity];
+  alignas(kLine) Slot slots_[kCapacity]{};
 };
 
 }  // namespace mccc

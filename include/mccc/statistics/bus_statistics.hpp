@@ -19,19 +19,22 @@
 #include <cstdint>
 
 #include "mccc/detail/atomic_ops.hpp"
-#include "mccc/detail/spin_lock.hpp"
+#include "mccc/detail/control_lock.hpp"
 #include "mccc/message.hpp"
 #include "mccc/statistics/thread_shard.hpp"
 
 namespace mccc {
 
-/// @brief Counters of one bus. See the file comment for who writes what.
+/// @brief Counters of one bus. See the file comment for who writes what. `CriticalSection`:
+/// single-core builds count shared counters and serialise Reset inside it (never waits).
 template <typename Counter, uint32_t kShards, bool kSingleProducer, bool kSingleCore,
-          uint32_t kCacheLine>
+          uint32_t kCacheLine, typename CriticalSection = NoCriticalSection>
 class BusStatistics {
   static_assert(kShards >= 1U, "mccc: kStatisticsShards must be at least 1");
-  static_assert(std::atomic<Counter>::is_always_lock_free,
-                "mccc: statistics counters must be lock-free atomics on this target");
+  static_assert(detail::kRmwAvailable<kSingleCore, CriticalSection, Counter>,
+                "mccc: statistics counters need lock-free atomics on this target, or a "
+                "single-core build with a critical section (kSingleCore and "
+                "Traits::CriticalSection)");
 
  public:
   /// @brief Producer: `count` admitted messages of `priority`.
@@ -119,7 +122,7 @@ class BusStatistics {
 
   /// @brief Makes the next snapshots count from now. Thread-safe (serialised by a lock).
   void Reset() noexcept {
-    detail::SpinLockGuard guard(reset_lock_);
+    detail::ControlLockGuard<detail::ControlLock<kSingleCore, CriticalSection>> guard(reset_lock_);
     for (uint32_t i = 0U; i <= kOverflowShard; ++i) {
       for (std::size_t p = 0U; p < kPriorityCount; ++p) {
         // relaxed loads: independent monotonic counters. release stores: pair with the
@@ -185,7 +188,7 @@ class BusStatistics {
                     std::memory_order_relaxed);
     } else {
       // relaxed: a shared counter; nothing is published through it, only its total matters.
-      counter.fetch_add(static_cast<Counter>(count), std::memory_order_relaxed);
+      detail::FetchAddRelaxed<kSingleCore, CriticalSection>(counter, static_cast<Counter>(count));
     }
   }
 
@@ -200,7 +203,7 @@ class BusStatistics {
   alignas(kLine) Baseline baselines_[kShards + 1U];
   std::atomic<Counter> processed_base_{0U};
   std::atomic<Counter> errors_base_{0U};
-  detail::SpinLock reset_lock_;
+  detail::ControlLock<kSingleCore, CriticalSection> reset_lock_;
 };
 
 }  // namespace mccc

@@ -11,16 +11,27 @@
 /// sleep) or the consumer's store comes first (the producer sees 1 and wakes it): no lost wakeup.
 /// The consumer also bounds every sleep with a timeout, so even a misuse costs latency, not a hang.
 ///
-/// Linux: futex on `sleeping_` itself. Other hosted systems: a mutex and condition variable
-/// (taken only on the sleep/wake slow paths). Bare metal: Park returns at once (use your RTOS or
-/// WFI around ProcessBatch instead).
+/// How the consumer sleeps is the bus traits' ConsumerWait:
+/// - KernelConsumerWait (hosted default): a futex on `sleeping_` itself on Linux; a mutex and a
+///   condition variable elsewhere (taken only on the sleep/wake slow paths).
+/// - NoConsumerWait (bare-metal default): Park returns at once.
+/// - A hook of the user's: `static void Wait(uint32_t timeout_us) noexcept` blocks until Notify
+///   (or the timeout, or spuriously), `static void Notify() noexcept` is called by the producer
+///   that finds the consumer asleep, from a task or an interrupt handler. The same handshake
+///   applies, so Notify can come after the consumer announced its sleep but before it called
+///   Wait: the hook must remember it (a binary semaphore given, a task notification, an event
+///   flag, SEV before WFE on Cortex-M), never rely on the consumer already waiting (plain WFI
+///   would lose it). examples/rtos_wait_hook.cpp shows a FreeRTOS-shaped hook.
 #ifndef MCCC_WAKEUP_CONSUMER_PARKING_HPP_
 #define MCCC_WAKEUP_CONSUMER_PARKING_HPP_
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include "mccc/config.hpp"
+#include "mccc/detail/atomic_ops.hpp"
+#include "mccc/platform/critical_section.hpp"
 
 #if MCCC_HOSTED && defined(__linux__)
 #include <linux/futex.h>
@@ -37,10 +48,56 @@
 
 namespace mccc {
 
+/// @brief ConsumerWait: sleep in the kernel (futex, or a condition variable). Hosted only.
+struct KernelConsumerWait {};
+
+/// @brief ConsumerWait: never sleep (WaitForMessages returns at once).
+struct NoConsumerWait {};
+
+#if MCCC_HOSTED
+/// @brief The ConsumerWait of DefaultBusTraits.
+using DefaultConsumerWait = KernelConsumerWait;
+#else
+/// @brief The ConsumerWait of DefaultBusTraits (supply a hook for an RTOS or WFE).
+using DefaultConsumerWait = NoConsumerWait;
+#endif
+
+namespace detail {
+
+/// @brief True when `Wait` is a user hook (static Wait(uint32_t) and Notify()).
+template <typename Wait>
+inline constexpr bool kIsConsumerWaitHook =
+    !std::is_same_v<Wait, KernelConsumerWait> && !std::is_same_v<Wait, NoConsumerWait>;
+
+template <typename Wait, typename = void>
+struct IsConsumerWaitHookShape : std::false_type {};
+
+template <typename Wait>
+struct IsConsumerWaitHookShape<
+    Wait, std::void_t<decltype(Wait::Wait(uint32_t{0})), decltype(Wait::Notify())>>
+    : std::bool_constant<noexcept(Wait::Wait(uint32_t{0}))&& noexcept(Wait::Notify())> {};
+
+}  // namespace detail
+
 /// @brief The sleep/wake rendezvous of one bus's consumer.
+/// @tparam Wait KernelConsumerWait, NoConsumerWait or a user hook (file comment).
+/// @tparam kSingleCore, CriticalSection As for the bus (a hook's handshake uses the bus's
+/// atomics helpers, so it works on cores without atomic read-modify-write).
+template <typename Wait = DefaultConsumerWait, bool kSingleCore = false,
+          typename CriticalSection = NoCriticalSection>
 class ConsumerParking {
+  static_assert(!std::is_same_v<Wait, KernelConsumerWait> || MCCC_HOSTED,
+                "mccc: KernelConsumerWait needs a hosted platform; use NoConsumerWait or a hook "
+                "with static Wait(uint32_t) and Notify() on bare metal");
+  static_assert(!detail::kIsConsumerWaitHook<Wait> || detail::IsConsumerWaitHookShape<Wait>::value,
+                "mccc: a ConsumerWait hook needs `static void Wait(uint32_t timeout_us) noexcept` "
+                "and `static void Notify() noexcept`");
+
  public:
-  ConsumerParking() noexcept = default;
+  /// True when a consumer can sleep at all (producers then check for a sleeper).
+  static constexpr bool kCanSleep = !std::is_same_v<Wait, NoConsumerWait>;
+
+  constexpr ConsumerParking() noexcept = default;
   ~ConsumerParking() = default;
   ConsumerParking(const ConsumerParking&) = delete;
   ConsumerParking& operator=(const ConsumerParking&) = delete;
@@ -51,7 +108,7 @@ class ConsumerParking {
   /// Thread-safe, lock-free unless the consumer sleeps (then one system call by one producer).
   MCCC_ALWAYS_INLINE void NotifyAfterClaim() noexcept {
     // seq_cst: the producer's half of the handshake (file comment); pairs with Park's store.
-    if (MCCC_UNLIKELY(sleeping_.load(std::memory_order_seq_cst) != 0U)) {
+    if (MCCC_UNLIKELY(detail::LoadSeqCst<kSingleCore>(sleeping_) != 0U)) {
       WakeSlow();
     }
   }
@@ -60,6 +117,11 @@ class ConsumerParking {
   /// (single-producer mode) and for WakeConsumer. Under ThreadSanitizer, which does not model
   /// fences, the same order comes from a seq_cst RMW on a word nobody else reads.
   MCCC_ALWAYS_INLINE void FullFence() noexcept {
+    if constexpr (kSingleCore) {
+      // One core: program order is all, the compiler must only keep it.
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      return;
+    }
 #if MCCC_TSAN
     fence_word_.fetch_add(0U, std::memory_order_seq_cst);
 #else
@@ -84,6 +146,43 @@ class ConsumerParking {
   /// announcing the sleep. Returns when woken, on timeout, or at once if there is work.
   template <typename HasWork>
   void Park(HasWork&& has_claimed_work, uint32_t timeout_us) noexcept {
+    if constexpr (detail::kIsConsumerWaitHook<Wait>) {
+      // seq_cst: the consumer's half of the handshake (pairs with NotifyAfterClaim's load).
+      detail::StoreSeqCst<kSingleCore>(sleeping_, 1U);
+      // seq_cst exchange: pairs with RequestWake's seq_cst store (as in the kernel path).
+      if (has_claimed_work() ||
+          detail::ExchangeSeqCst<kSingleCore, CriticalSection>(wake_requested_, false)) {
+        detail::StoreSeqCst<kSingleCore>(sleeping_, 0U);
+        return;
+      }
+      Wait::Wait(timeout_us);  // returns at once if Notify came since the store above
+      detail::StoreSeqCst<kSingleCore>(sleeping_, 0U);
+      return;
+    } else if constexpr (!kCanSleep) {
+      static_cast<void>(has_claimed_work);
+      static_cast<void>(timeout_us);  // NoConsumerWait: never sleeps
+    } else {
+      ParkInKernel(has_claimed_work, timeout_us);
+    }
+  }
+
+  /// @brief Any thread: makes the consumer's current or next Park return at once (a stop
+  /// request, for example). Not lost if the consumer has not parked yet. Thread-safe.
+  void RequestWake() noexcept {
+    // seq_cst: the waker's half of the handshake; pairs with Park's exchange after its store.
+    detail::StoreSeqCst<kSingleCore>(wake_requested_, true);
+    NotifyAfterClaim();
+  }
+
+  /// @brief Snapshot: true while the consumer is (about to be) asleep. Thread-safe.
+  bool IsConsumerSleeping() const noexcept {
+    // relaxed: a diagnostic snapshot.
+    return sleeping_.load(std::memory_order_relaxed) != 0U;
+  }
+
+ private:
+  template <typename HasWork>
+  void ParkInKernel(HasWork&& has_claimed_work, uint32_t timeout_us) noexcept {
 #if MCCC_HOSTED
     // seq_cst: the consumer's half of the handshake (pairs with NotifyAfterClaim's load).
     sleeping_.store(1U, std::memory_order_seq_cst);
@@ -115,22 +214,15 @@ class ConsumerParking {
 #endif
   }
 
-  /// @brief Any thread: makes the consumer's current or next Park return at once (a stop
-  /// request, for example). Not lost if the consumer has not parked yet. Thread-safe.
-  void RequestWake() noexcept {
-    // seq_cst: the waker's half of the handshake; pairs with Park's exchange after its store.
-    wake_requested_.store(true, std::memory_order_seq_cst);
-    NotifyAfterClaim();
-  }
-
-  /// @brief Snapshot: true while the consumer is (about to be) asleep. Thread-safe.
-  bool IsConsumerSleeping() const noexcept {
-    // relaxed: a diagnostic snapshot.
-    return sleeping_.load(std::memory_order_relaxed) != 0U;
-  }
-
- private:
   MCCC_NOINLINE void WakeSlow() noexcept {
+    if constexpr (detail::kIsConsumerWaitHook<Wait>) {
+      // seq_cst exchange: only the producer that flips 1 -> 0 notifies; the hook's own
+      // synchronisation (semaphore, event) carries the wake-up to the consumer.
+      if (detail::ExchangeSeqCst<kSingleCore, CriticalSection>(sleeping_, 0U) == 1U) {
+        Wait::Notify();
+      }
+      return;
+    }
 #if MCCC_HOSTED
     // seq_cst exchange: only the producer that flips 1 -> 0 makes the system call.
     if (sleeping_.exchange(0U, std::memory_order_seq_cst) == 1U) {
