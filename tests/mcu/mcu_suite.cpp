@@ -320,6 +320,19 @@ constexpr std::uint32_t FirstOccupancyAtPercent(std::uint32_t capacity, std::uin
   return n;
 }
 
+/// A bus's ring and HIGH-lane sizes and its admission limits, derived with
+/// FirstOccupancyAtPercent from the bus's percentages (the oracle the cases check the bus with).
+template <typename Bus>
+struct Limits {
+  using Admission = typename Bus::Admission;
+  static constexpr std::uint32_t kDepth = Bus::kQueueDepth;
+  static constexpr std::uint32_t kHighLane = Bus::kHighQueueDepth;
+  static constexpr std::uint32_t kLow = FirstOccupancyAtPercent(kDepth, Admission::kLowPercent);
+  static constexpr std::uint32_t kMedium =
+      FirstOccupancyAtPercent(kDepth, Admission::kMediumPercent);
+  static constexpr std::uint32_t kHigh = FirstOccupancyAtPercent(kDepth, Admission::kHighPercent);
+};
+
 /// The backpressure level an occupancy of a ring of `capacity` slots must report.
 template <typename Admission>
 BackpressureLevel ExpectedLevel(std::uint32_t occupancy, std::uint32_t capacity) noexcept {
@@ -384,22 +397,17 @@ void CheckSameCounts(const BusStatisticsSnapshot& now, const BusStatisticsSnapsh
 template <typename Config>
 void AdmissionAtEveryThreshold() {
   using Bus = typename Config::Bus;
-  using Admission = typename Bus::Admission;
-  constexpr std::uint32_t kDepth = Bus::kQueueDepth;
-  constexpr std::uint32_t kHighLane = Bus::kHighQueueDepth;
-  constexpr std::uint32_t kLowLimit = FirstOccupancyAtPercent(kDepth, Admission::kLowPercent);
-  constexpr std::uint32_t kMediumLimit = FirstOccupancyAtPercent(kDepth, Admission::kMediumPercent);
-  constexpr std::uint32_t kHighLimit = FirstOccupancyAtPercent(kDepth, Admission::kHighPercent);
+  using L = Limits<Bus>;
 
   // The bus's published thresholds are the same numbers.
-  CHECK_EQ(Bus::LOW_PRIORITY_THRESHOLD, kLowLimit);
-  CHECK_EQ(Bus::MEDIUM_PRIORITY_THRESHOLD, kMediumLimit);
-  CHECK_EQ(Bus::HIGH_PRIORITY_THRESHOLD, kHighLimit);
+  CHECK_EQ(Bus::LOW_PRIORITY_THRESHOLD, L::kLow);
+  CHECK_EQ(Bus::MEDIUM_PRIORITY_THRESHOLD, L::kMedium);
+  CHECK_EQ(Bus::HIGH_PRIORITY_THRESHOLD, L::kHigh);
   CHECK_EQ(Bus::BACKPRESSURE_WARNING_THRESHOLD,
-           FirstOccupancyAtPercent(kDepth, Admission::kWarningPercent));
+           FirstOccupancyAtPercent(L::kDepth, L::Admission::kWarningPercent));
   CHECK_EQ(Bus::BACKPRESSURE_CRITICAL_THRESHOLD,
-           FirstOccupancyAtPercent(kDepth, Admission::kCriticalPercent));
-  CHECK(kLowLimit < kMediumLimit && kMediumLimit < kHighLimit && kHighLimit <= kDepth);
+           FirstOccupancyAtPercent(L::kDepth, L::Admission::kCriticalPercent));
+  CHECK(L::kLow < L::kMedium && L::kMedium < L::kHigh && L::kHigh <= L::kDepth);
 
   FreshBus<Bus> fresh;
   Bus& bus = *fresh;
@@ -408,46 +416,46 @@ void AdmissionAtEveryThreshold() {
   std::uint32_t sequence = 0U;
 
   // From empty: LOW up to its limit, then MEDIUM up to its own; LOW stays refused.
-  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), kLowLimit);
-  CHECK_EQ(bus.QueueDepth(), kLowLimit);
+  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), L::kLow);
+  CHECK_EQ(bus.QueueDepth(), L::kLow);
   CHECK_EQ(Errors(BusError::kQueueFull), 1U);
-  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kMedium, sequence), kMediumLimit - kLowLimit);
-  CHECK_EQ(bus.QueueDepth(), kMediumLimit);
+  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kMedium, sequence), L::kMedium - L::kLow);
+  CHECK_EQ(bus.QueueDepth(), L::kMedium);
   CHECK(!bus.PublishWithPriority(Sample{kMainStream, 0U, sequence}, kMainSender,
                                  MessagePriority::kLow));
 
   // HIGH: a lane of its own, or the shared ring up to the HIGH limit.
   const std::uint32_t high_admitted = PublishUntilRefused(bus, MessagePriority::kHigh, sequence);
-  if constexpr (kHighLane > 0U) {
-    CHECK_EQ(high_admitted, kHighLane);
-    CHECK_EQ(bus.HighQueueDepth(), kHighLane);
-    CHECK_EQ(bus.QueueDepth(), kMediumLimit + kHighLane);
+  if constexpr (L::kHighLane > 0U) {
+    CHECK_EQ(high_admitted, L::kHighLane);
+    CHECK_EQ(bus.HighQueueDepth(), L::kHighLane);
+    CHECK_EQ(bus.QueueDepth(), L::kMedium + L::kHighLane);
   } else {
-    CHECK_EQ(high_admitted, kHighLimit - kMediumLimit);
+    CHECK_EQ(high_admitted, L::kHigh - L::kMedium);
     CHECK_EQ(bus.HighQueueDepth(), 0U);
-    CHECK_EQ(bus.QueueDepth(), kHighLimit);
+    CHECK_EQ(bus.QueueDepth(), L::kHigh);
   }
   CHECK(!bus.PublishWithPriority(Sample{kMainStream, 0U, sequence}, kMainSender,
                                  MessagePriority::kMedium));
 
   const BusStatisticsSnapshot stats = bus.GetStatistics();
-  CHECK_EQ(stats.low_priority_published, kLowLimit);
-  CHECK_EQ(stats.medium_priority_published, kMediumLimit - kLowLimit);
+  CHECK_EQ(stats.low_priority_published, L::kLow);
+  CHECK_EQ(stats.medium_priority_published, L::kMedium - L::kLow);
   CHECK_EQ(stats.high_priority_published, high_admitted);
   CHECK_EQ(stats.low_priority_dropped, 2U);
   CHECK_EQ(stats.medium_priority_dropped, 2U);
   CHECK_EQ(stats.high_priority_dropped, 1U);
-  CHECK_EQ(stats.messages_published, kMediumLimit + high_admitted);
+  CHECK_EQ(stats.messages_published, L::kMedium + high_admitted);
   CHECK_EQ(stats.messages_dropped, 5U);
   CHECK_EQ(Errors(BusError::kQueueFull), 5U);
 
   // Everything admitted is delivered: HIGH first when it has a lane, else in publish order.
   g_log = DeliveryLog{};
-  CHECK_EQ(DrainInto(bus, g_log), kMediumLimit + high_admitted);
+  CHECK_EQ(DrainInto(bus, g_log), L::kMedium + high_admitted);
   for (std::uint32_t i = 0U; i < g_log.size; ++i) {
     std::uint32_t expected = i;
-    if (kHighLane > 0U) {
-      expected = i < high_admitted ? kMediumLimit + i : i - high_admitted;
+    if (L::kHighLane > 0U) {
+      expected = i < high_admitted ? L::kMedium + i : i - high_admitted;
     }
     if (!CHECK_EQ(g_log.items[i].value, expected) || !CHECK_EQ(g_log.items[i].msg_id, i + 1U)) {
       break;
@@ -455,33 +463,33 @@ void AdmissionAtEveryThreshold() {
   }
 
   // The threshold approached from a non-empty queue: one below it LOW is admitted, at it not.
-  CHECK_EQ(PublishCount(bus, MessagePriority::kMedium, kLowLimit - 1U, sequence), kLowLimit - 1U);
+  CHECK_EQ(PublishCount(bus, MessagePriority::kMedium, L::kLow - 1U, sequence), L::kLow - 1U);
   CHECK(bus.PublishWithPriority(Sample{kMainStream, 0U, sequence++}, kMainSender,
                                 MessagePriority::kLow));
   CHECK(!bus.PublishWithPriority(Sample{kMainStream, 0U, sequence}, kMainSender,
                                  MessagePriority::kLow));
-  CHECK_EQ(Drain(bus), kLowLimit);
+  CHECK_EQ(Drain(bus), L::kLow);
 
   // NO_STATS: the same thresholds, refusals still reported, nothing counted.
   bus.SetPerformanceMode(PerformanceMode::kNoStats);
   BusStatisticsSnapshot before = bus.GetStatistics();
   std::uint32_t reported = Errors(BusError::kQueueFull);
-  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), kLowLimit);
+  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), L::kLow);
   CHECK_EQ(Errors(BusError::kQueueFull), reported + 1U);
   CheckSameCounts(bus.GetStatistics(), before);
-  CHECK_EQ(Drain(bus), kLowLimit);
+  CHECK_EQ(Drain(bus), L::kLow);
 
   // BARE_METAL: every priority admitted until the ring is full; nothing counted or reported.
   bus.SetPerformanceMode(PerformanceMode::kBareMetal);
   before = bus.GetStatistics();
   reported = Errors(BusError::kQueueFull);
-  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), kDepth);
+  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), L::kDepth);
   CHECK(!bus.PublishWithPriority(Sample{kMainStream, 0U, sequence}, kMainSender,
                                  MessagePriority::kMedium));
-  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kHigh, sequence), kHighLane);
+  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kHigh, sequence), L::kHighLane);
   CHECK_EQ(Errors(BusError::kQueueFull), reported);
   CheckSameCounts(bus.GetStatistics(), before);
-  CHECK_EQ(Drain(bus), kDepth + kHighLane);
+  CHECK_EQ(Drain(bus), L::kDepth + L::kHighLane);
   bus.SetPerformanceMode(PerformanceMode::kFullFeatured);
 }
 
@@ -490,46 +498,47 @@ void AdmissionAtEveryThreshold() {
 template <typename Config>
 void BackpressureAtEveryOccupancy() {
   using Bus = typename Config::Bus;
-  using Admission = typename Bus::Admission;
-  constexpr std::uint32_t kDepth = Bus::kQueueDepth;
-  constexpr std::uint32_t kHighLane = Bus::kHighQueueDepth;
+  using L = Limits<Bus>;
 
   FreshBus<Bus> fresh;
   Bus& bus = *fresh;
   bus.SetPerformanceMode(PerformanceMode::kBareMetal);  // admits up to the whole ring
   std::uint32_t sequence = 0U;
-  for (std::uint32_t occupancy = 0U; occupancy <= kDepth; ++occupancy) {
-    if (!CHECK_EQ(bus.GetBackpressureLevel(), ExpectedLevel<Admission>(occupancy, kDepth)) ||
-        !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / kDepth) ||
+  for (std::uint32_t occupancy = 0U; occupancy <= L::kDepth; ++occupancy) {
+    if (!CHECK_EQ(bus.GetBackpressureLevel(),
+                  ExpectedLevel<typename L::Admission>(occupancy, L::kDepth)) ||
+        !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / L::kDepth) ||
         !CHECK_EQ(bus.QueueDepth(), occupancy)) {
       break;
     }
-    if (occupancy < kDepth && !CHECK(bus.PublishWithPriority(Sample{kMainStream, 0U, sequence++},
-                                                             kMainSender, MessagePriority::kLow))) {
+    if (occupancy < L::kDepth &&
+        !CHECK(bus.PublishWithPriority(Sample{kMainStream, 0U, sequence++}, kMainSender,
+                                       MessagePriority::kLow))) {
       break;
     }
   }
-  CHECK_EQ(Drain(bus), kDepth);
+  CHECK_EQ(Drain(bus), L::kDepth);
   CHECK_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kNormal);
 
-  if constexpr (kHighLane > 0U) {
-    for (std::uint32_t occupancy = 0U; occupancy <= kHighLane; ++occupancy) {
-      if (!CHECK_EQ(bus.GetBackpressureLevel(), ExpectedLevel<Admission>(occupancy, kHighLane)) ||
-          !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / kHighLane) ||
+  if constexpr (L::kHighLane > 0U) {
+    for (std::uint32_t occupancy = 0U; occupancy <= L::kHighLane; ++occupancy) {
+      if (!CHECK_EQ(bus.GetBackpressureLevel(),
+                    ExpectedLevel<typename L::Admission>(occupancy, L::kHighLane)) ||
+          !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / L::kHighLane) ||
           !CHECK_EQ(bus.HighQueueDepth(), occupancy)) {
         break;
       }
-      if (occupancy < kHighLane &&
+      if (occupancy < L::kHighLane &&
           !CHECK(bus.PublishWithPriority(Sample{kMainStream, 0U, sequence++}, kMainSender,
                                          MessagePriority::kHigh))) {
         break;
       }
     }
     // A ring merely at WARNING does not hide a full HIGH lane.
-    const std::uint32_t warning = FirstOccupancyAtPercent(kDepth, Admission::kWarningPercent);
+    const std::uint32_t warning = FirstOccupancyAtPercent(L::kDepth, L::Admission::kWarningPercent);
     CHECK_EQ(PublishCount(bus, MessagePriority::kLow, warning, sequence), warning);
     CHECK_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kFull);
-    CHECK_EQ(Drain(bus), warning + kHighLane);
+    CHECK_EQ(Drain(bus), warning + L::kHighLane);
     CHECK_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kNormal);
   }
 }
@@ -539,11 +548,7 @@ void BackpressureAtEveryOccupancy() {
 template <typename Config>
 void PublishBatchAdmitsAPrefix() {
   using Bus = typename Config::Bus;
-  using Admission = typename Bus::Admission;
-  constexpr std::uint32_t kDepth = Bus::kQueueDepth;
-  constexpr std::uint32_t kHighLane = Bus::kHighQueueDepth;
-  constexpr std::uint32_t kLowLimit = FirstOccupancyAtPercent(kDepth, Admission::kLowPercent);
-  constexpr std::uint32_t kMediumLimit = FirstOccupancyAtPercent(kDepth, Admission::kMediumPercent);
+  using L = Limits<Bus>;
   constexpr std::uint32_t kPrefilled = 10U;
   constexpr std::uint32_t kBatch = 40U;
   constexpr std::uint32_t kFirstBatchSequence = 1000U;
@@ -562,13 +567,13 @@ void PublishBatchAdmitsAPrefix() {
 
   // LOW: the room below the LOW limit, then nothing.
   const std::uint32_t low = bus.PublishBatch(batch, kBatch, kMainSender, MessagePriority::kLow);
-  CHECK_EQ(low, kLowLimit - kPrefilled);
-  CHECK_EQ(bus.QueueDepth(), kLowLimit);
+  CHECK_EQ(low, L::kLow - kPrefilled);
+  CHECK_EQ(bus.QueueDepth(), L::kLow);
   CHECK_EQ(Errors(BusError::kQueueFull), 1U);
 
   // The refused rest, retried as MEDIUM: the room up to the MEDIUM limit.
   const std::uint32_t rest = kBatch - low;
-  const std::uint32_t medium_room = kMediumLimit - kLowLimit;
+  const std::uint32_t medium_room = L::kMedium - L::kLow;
   const std::uint32_t medium =
       bus.PublishBatch(batch + low, rest, kMainSender, MessagePriority::kMedium);
   CHECK_EQ(medium, rest < medium_room ? rest : medium_room);
@@ -602,17 +607,18 @@ void PublishBatchAdmitsAPrefix() {
 
   // HIGH: the HIGH lane's room, or the ring up to the HIGH limit (all 40 from empty).
   const std::uint32_t high = bus.PublishBatch(batch, kBatch, kMainSender, MessagePriority::kHigh);
-  CHECK_EQ(high, kHighLane > 0U ? kHighLane : kBatch);
+  CHECK_EQ(high, L::kHighLane > 0U ? L::kHighLane : kBatch);
   CHECK_EQ(Drain(bus), high);
 
   // More than the ring holds, in BARE_METAL: exactly the capacity.
   bus.SetPerformanceMode(PerformanceMode::kBareMetal);
-  Sample many[kDepth + 8U];
-  for (std::uint32_t i = 0U; i < kDepth + 8U; ++i) {
+  Sample many[L::kDepth + 8U];
+  for (std::uint32_t i = 0U; i < L::kDepth + 8U; ++i) {
     many[i] = Sample{kMainStream, 0U, i};
   }
-  CHECK_EQ(bus.PublishBatch(many, kDepth + 8U, kMainSender, MessagePriority::kMedium), kDepth);
-  CHECK_EQ(Drain(bus), kDepth);
+  CHECK_EQ(bus.PublishBatch(many, L::kDepth + 8U, kMainSender, MessagePriority::kMedium),
+           L::kDepth);
+  CHECK_EQ(Drain(bus), L::kDepth);
   bus.SetPerformanceMode(PerformanceMode::kFullFeatured);
 }
 
@@ -797,9 +803,7 @@ void VisitorDispatch() {
 template <typename Config>
 void StatisticsSnapshotIsExact() {
   using Bus = typename Config::Bus;
-  using Admission = typename Bus::Admission;
-  constexpr std::uint32_t kLowLimit =
-      FirstOccupancyAtPercent(Bus::kQueueDepth, Admission::kLowPercent);
+  using L = Limits<Bus>;
   constexpr std::uint32_t kHighInRing = Bus::kHighQueueDepth > 0U ? 0U : 2U;
 
   FreshBus<Bus> fresh;
@@ -814,7 +818,7 @@ void StatisticsSnapshotIsExact() {
   CHECK_EQ(PublishCount(bus, MessagePriority::kHigh, 2U, sequence), 2U);
   // LOW up to its limit (HIGH counts against it only without a HIGH lane), then one refusal.
   const std::uint32_t fill = PublishUntilRefused(bus, MessagePriority::kLow, sequence);
-  CHECK_EQ(fill, kLowLimit - 8U - kHighInRing);
+  CHECK_EQ(fill, L::kLow - 8U - kHighInRing);
   const std::uint32_t total = 10U + fill;
   const auto fail_sequence_3 = mccc::make_overloaded(
       [](const Sample& m) noexcept { return m.sequence != 3U; }, [](const auto&) noexcept {});

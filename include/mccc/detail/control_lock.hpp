@@ -80,7 +80,7 @@ class ControlLock {
   std::conditional_t<kNeverWaits, SectionState, SpinState> state_{};
 };
 
-/// @brief RAII holder for ControlLock (and SpinLock).
+/// @brief RAII holder for a ControlLock or a SpinLock (anything with lock() and unlock()).
 template <typename Lock>
 class ControlLockGuard {
  public:

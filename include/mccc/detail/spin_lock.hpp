@@ -46,20 +46,6 @@ class SpinLock {
   std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
 };
 
-/// @brief RAII holder for SpinLock.
-class SpinLockGuard {
- public:
-  explicit SpinLockGuard(SpinLock& lock) noexcept : lock_(lock) { lock_.lock(); }
-  ~SpinLockGuard() { lock_.unlock(); }
-  SpinLockGuard(const SpinLockGuard&) = delete;
-  SpinLockGuard& operator=(const SpinLockGuard&) = delete;
-  SpinLockGuard(SpinLockGuard&&) = delete;
-  SpinLockGuard& operator=(SpinLockGuard&&) = delete;
-
- private:
-  SpinLock& lock_;
-};
-
 }  // namespace detail
 }  // namespace mccc
 

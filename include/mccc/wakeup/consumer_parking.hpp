@@ -152,10 +152,13 @@ class ConsumerParking {
       // seq_cst exchange: pairs with RequestWake's seq_cst store (as in the kernel path).
       if (has_claimed_work() ||
           detail::ExchangeSeqCst<kSingleCore, CriticalSection>(wake_requested_, false)) {
+        // seq_cst (stronger than the kernel path's relaxed): cancelling; pairs with nothing, a
+        // producer that still reads 1 only makes one harmless Notify.
         detail::StoreSeqCst<kSingleCore>(sleeping_, 0U);
         return;
       }
       Wait::Wait(timeout_us);  // returns at once if Notify came since the store above
+      // seq_cst: back awake; as above, a late Notify is harmless (a spurious wake-up later).
       detail::StoreSeqCst<kSingleCore>(sleeping_, 0U);
       return;
     } else if constexpr (!kCanSleep) {
