@@ -59,6 +59,9 @@ enum class BusError : uint8_t {
   /// A bridge importer refused a frame whose schema fingerprint differs from its own payload
   /// variant (alternative names, sizes, order or byte order; msg_id: the frame's sequence).
   kBridgeSchemaMismatch = 7U,
+  /// AsyncBus::Loan found its pool at the priority's limit and returned an empty loan (msg_id:
+  /// 0, no message exists yet).
+  kLoanRefused = 8U,
   QUEUE_FULL = kQueueFull,                ///< Alias of kQueueFull.
   INVALID_MESSAGE = kInvalidMessage,      ///< Alias of kInvalidMessage.
   PROCESSING_ERROR = kProcessingError,    ///< Alias of kProcessingError.
@@ -116,16 +119,21 @@ inline constexpr SubscriptionHandle kInvalidSubscription{0U,
 /// @brief A copy of the bus counters. Every field is exact (no sampling); fields are read one by
 /// one, so a snapshot taken while producers run is not atomic across fields.
 struct BusStatisticsSnapshot {
-  uint64_t messages_published;         ///< Admitted publishes.
-  uint64_t messages_dropped;           ///< Refused publishes.
-  uint64_t messages_processed;         ///< Messages taken off the queue and dispatched.
-  uint64_t processing_errors;          ///< Callbacks that returned false or threw.
-  uint64_t high_priority_published;    ///< Admitted HIGH.
-  uint64_t medium_priority_published;  ///< Admitted MEDIUM.
-  uint64_t low_priority_published;     ///< Admitted LOW.
-  uint64_t high_priority_dropped;      ///< Refused HIGH.
-  uint64_t medium_priority_dropped;    ///< Refused MEDIUM.
-  uint64_t low_priority_dropped;       ///< Refused LOW.
+  uint64_t messages_published;             ///< Admitted publishes.
+  uint64_t messages_dropped;               ///< Refused publishes.
+  uint64_t messages_processed;             ///< Messages taken off the queue and dispatched.
+  uint64_t processing_errors;              ///< Callbacks that returned false or threw.
+  uint64_t high_priority_published;        ///< Admitted HIGH.
+  uint64_t medium_priority_published;      ///< Admitted MEDIUM.
+  uint64_t low_priority_published;         ///< Admitted LOW.
+  uint64_t high_priority_dropped;          ///< Refused HIGH.
+  uint64_t medium_priority_dropped;        ///< Refused MEDIUM.
+  uint64_t low_priority_dropped;           ///< Refused LOW.
+  uint64_t loans_granted;                  ///< Loans handed out by the bus's pools (all pools).
+  uint64_t high_priority_loans_refused;    ///< HIGH loans refused (the pool was full).
+  uint64_t medium_priority_loans_refused;  ///< MEDIUM loans refused (at the MEDIUM limit).
+  uint64_t low_priority_loans_refused;     ///< LOW loans refused (at the LOW limit).
+  uint32_t loan_blocks_in_use;  ///< Pool blocks loaned, queued or retained now (all pools).
 };
 
 /// @brief The error callback: a plain function pointer, callable from producer threads

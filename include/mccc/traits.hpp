@@ -18,6 +18,7 @@
 
 #include "mccc/clock.hpp"
 #include "mccc/config.hpp"
+#include "mccc/loans/loan_pools.hpp"
 #include "mccc/platform/critical_section.hpp"
 #include "mccc/wakeup/consumer_parking.hpp"
 
@@ -126,6 +127,11 @@ struct DefaultBusTraits {
   /// in interrupt handlers. Default: PRIMASK on Cortex-M, none elsewhere
   /// (mccc::NoCriticalSection: atomics and a spin lock).
   using CriticalSection = DefaultCriticalSection;
+
+  /// Messages that travel by loan (loans/loan_pools.hpp): one `PoolOf<T, kBlocks>` per type
+  /// listed as `Loaned<T>` in the payload variant. A slot then carries a handle to a pool block
+  /// instead of a copy of T, so one large type does not make every slot large. Default: none.
+  using LoanPools = NoLoanPools;
 };
 
 }  // namespace mccc

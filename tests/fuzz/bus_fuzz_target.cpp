@@ -40,7 +40,19 @@
 // - payloads: intact on delivery, destroyed exactly once (a live-instance counter must equal the
 //   number of queued messages of that type after every operation and 0 after the bus is gone);
 // - QueueDepth (all rings), HighQueueDepth, LaneQueueDepth, QueueUtilizationPercent and
-//   GetBackpressureLevel (the fuller ring of the two FIFOs), GetPerformanceMode, Capacity.
+//   GetBackpressureLevel (the fuller ring of the two FIFOs), GetPerformanceMode, Capacity;
+// - loans (loans/loan_pool.hpp, loan_handles.hpp): Cloud travels by loan from a pool of kPool
+//   blocks. Loan<Cloud>(P) is granted exactly while fewer blocks than P's limit are in use (LOW
+//   min(ceil(60% N), MEDIUM), MEDIUM min(ceil(80% N), N - 1), HIGH N; BARE_METAL N), else an
+//   empty loan and LOAN_REFUSED (msg_id 0); a priority that is not an enumerator gives an empty
+//   loan and INVALID_MESSAGE; granted / refused per priority / high-water count in FULL_FEATURED
+//   only. A published loan is moved from and queued like an inline message (ring admission by
+//   the loan's priority, or the one given); a refused one is left intact with the caller;
+//   publishing an empty loan is INVALID_MESSAGE. Blocks in use = loans held + distinct messages
+//   among queued Cloud messages and retained handles, after every operation, and equal to the
+//   live Cloud objects; subscribers and visitors see exactly what the producer filled in; a
+//   Retain inside the callback (bus.Retain or Loaned::Retain) keeps the message intact beyond
+//   it, Retain of a copy or through another bus is empty; at the end every block is back.
 //
 // Input format (every byte is meaningful; missing bytes read as 0):
 //   byte 0  configuration: ((b & 0x3F) % 12) selects the bus type (depth 8 or 128, MPSC or
@@ -49,8 +61,9 @@
 //           their wrap point (test-hook constructor), bit 7 = drain and recheck at the end
 //           (otherwise the bus is destroyed with messages still queued)
 //   byte 1  distance to the wrap point (with bit 6), byte 2 payload salt
-//   then operations: one opcode byte (op % 20, see Harness::Step) followed by its arguments
-//   (a burst whose api byte % 8 is 7 is one PublishBatch call of the whole burst).
+//   then operations: one opcode byte (op % 27, see Harness::Step) followed by its arguments
+//   (a burst whose api byte % 8 is 7 is one PublishBatch call of the whole burst; opcodes 20 to
+//   26 are the loan operations).
 //
 // Regression inputs (tests/fuzz/regressions/) replay inputs that once found a bug; they run with
 // MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
@@ -65,6 +78,7 @@
 #include <deque>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -209,11 +223,60 @@ struct Text {
   LiveText live;
 };
 
-using Payload = std::variant<Small, Big, Text>;
-constexpr uint32_t kTypes = 3U;
+long g_live_clouds = 0;  // live Cloud objects (in pool blocks, or copies)
+
+/// Alternative 3, as mccc::Loaned<Cloud>: built in a pool block by Loan, filled in place. Its
+/// default constructor leaves the points unset (as Loan<T>() default-initialises), the other
+/// fills them.
+struct Cloud {
+  Cloud() noexcept { ++g_live_clouds; }
+  Cloud(uint32_t s, uint8_t f) noexcept {
+    ++g_live_clouds;
+    Fill(s, f);
+  }
+  Cloud(const Cloud& other) noexcept : seq(other.seq), fill(other.fill), points(other.points) {
+    ++g_live_clouds;
+  }
+  Cloud& operator=(const Cloud&) = delete;
+  ~Cloud() { --g_live_clouds; }
+
+  static uint64_t PointFor(uint32_t s, uint8_t f, std::size_t i) noexcept {
+    return Mix((static_cast<uint64_t>(s) << 16U) ^ (static_cast<uint64_t>(f) << 8U) ^ i ^ g_salt);
+  }
+  void Fill(uint32_t s, uint8_t f) noexcept {
+    seq = s;
+    fill = f;
+    for (std::size_t i = 0U; i < points.size(); ++i) {
+      points[i] = PointFor(s, f, i);
+    }
+  }
+  bool Intact() const noexcept {
+    for (std::size_t i = 0U; i < points.size(); ++i) {
+      if (points[i] != PointFor(seq, fill, i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  uint32_t seq;
+  uint8_t fill;
+  std::array<uint64_t, 12> points;
+};
+
+using Payload = std::variant<Small, Big, Text, mccc::Loaned<Cloud>>;
+constexpr uint32_t kInlineTypes = 3U;  // Small, Big, Text: published inline
+constexpr uint32_t kTypes = 4U;        // and Cloud, by loan
+constexpr uint8_t kCloudType = 3U;
 
 template <typename T>
-constexpr uint8_t kIndexOf = std::is_same_v<T, Small> ? 0U : (std::is_same_v<T, Big> ? 1U : 2U);
+constexpr uint8_t kIndexOf = std::is_same_v<T, Small>
+                                 ? 0U
+                                 : (std::is_same_v<T, Big> ? 1U
+                                                           : (std::is_same_v<T, Text> ? 2U : 3U));
+
+/// The alternative that carries T.
+template <typename T>
+using AlternativeOf = std::conditional_t<std::is_same_v<T, Cloud>, mccc::Loaned<Cloud>, T>;
 
 /// Lives inside subscriber callables: counts them and detects use after destruction.
 struct CaptureToken {
@@ -251,7 +314,38 @@ struct ModelStats {
   uint64_t errors = 0U;
 };
 
-enum class Action : uint8_t { kNone, kUnsubscribeSelf, kUnsubscribeOther, kSubscribeNew, kThrow };
+/// The pool's counters as the model expects them.
+struct ModelLoanStats {
+  uint64_t granted = 0U;
+  std::array<uint64_t, mccc::kPriorityCount> refused{};
+  uint64_t high_water = 0U;  // counted at grants in FULL_FEATURED; reset to the blocks in use
+};
+
+/// A loan the producer holds (granted, not published yet).
+struct HeldLoan {
+  uint32_t seq;
+  uint8_t fill;
+  MessagePriority priority;  // the pool admitted it at this priority
+  mccc::MessageLoan<Cloud> loan;
+};
+
+/// A handle a subscriber (or the visitor) kept beyond its callback, or a copy of one.
+struct HeldRetained {
+  uint32_t seq;
+  uint8_t fill;
+  mccc::Retained<Cloud> handle;
+};
+
+/// kRetain: a Cloud subscriber keeps the message beyond its callback (no effect on other types).
+enum class Action : uint8_t {
+  kNone,
+  kUnsubscribeSelf,
+  kUnsubscribeOther,
+  kSubscribeNew,
+  kThrow,
+  kRetain
+};
+constexpr uint32_t kActions = 6U;
 
 struct Behavior {
   uint8_t form = 1U;          // 0: (envelope), 1: (T, header), 2: (T)
@@ -312,6 +406,7 @@ class Harness {
   static constexpr bool kHighLane = kHighDepth > 0U;
   // Several rings: ids are given at delivery, and QUEUE_FULL reports the next one to deliver.
   static constexpr bool kDeliveryOrderIds = kHighLane || Bus::LaneCount() > 0U;
+  static constexpr uint64_t kPool = Bus::TraitsType::kCloudBlocks;  // blocks of Cloud's pool
 
   Harness(Input& in, bool near_wrap, uint8_t wrap_distance, bool drain_at_end)
       : in_(in), drain_at_end_(drain_at_end) {
@@ -352,10 +447,37 @@ class Harness {
       FUZZ_CHECK_EQ(bus_->QueueDepth(), 0U, "queue not empty after draining");
       CheckStatistics();
     }
+    // Every loan and retained handle goes (each checked intact first): only the queued Cloud
+    // messages keep blocks, none after a drain.
+    while (!loans_.empty()) {
+      DropLoan(0U, static_cast<uint8_t>(loans_.size()));
+    }
+    while (!retained_.empty()) {
+      ReleaseRetained(0U, static_cast<uint8_t>(retained_.size()));
+    }
+    AfterOperation();
+    FUZZ_CHECK_EQ(bus_->template GetLoanStatistics<Cloud>().in_use, QueuedClouds(),
+                  "blocks in use once every loan and retained handle is gone");
+    if (drain_at_end_) {
+      FUZZ_CHECK_EQ(bus_->template GetLoanStatistics<Cloud>().in_use, 0U,
+                    "a block did not come back to the pool");
+      // The whole pool is usable again: kPool HIGH loans are granted, one more is refused.
+      for (uint64_t i = 0U; i <= kPool; ++i) {
+        static_cast<void>(LoanOne(kHighPriorityByte, (i & 1U) != 0U, static_cast<uint8_t>(i)));
+        AfterOperation();
+      }
+      FUZZ_CHECK_EQ(loans_.size(), kPool, "HIGH loans granted from the emptied pool");
+      CheckStatistics();
+      while (!loans_.empty()) {
+        DropLoan(0U, 0U);
+      }
+      AfterOperation();
+    }
     // Destroys queued payloads and all subscriptions (the counters must return to zero).
     bus_.reset();
     foreign_.reset();
     FUZZ_CHECK_EQ(g_live_text, 0, "Text payloads alive after the bus was destroyed");
+    FUZZ_CHECK_EQ(g_live_clouds, 0, "Cloud messages alive after the bus was destroyed");
     FUZZ_CHECK_EQ(g_live_captures, 0, "callback captures alive after the bus was destroyed");
   }
 
@@ -363,7 +485,7 @@ class Harness {
   // ---- operations ------------------------------------------------------------------------------
 
   void Step(uint8_t opcode) {
-    const uint8_t op = static_cast<uint8_t>(opcode % 20U);
+    const uint8_t op = static_cast<uint8_t>(opcode % 27U);
     if (op <= 6U) {
       PublishOne(op, in_.Byte(), in_.Byte(), in_.Byte());
       return;
@@ -399,10 +521,10 @@ class Harness {
         const uint8_t a = in_.Byte();
         const uint8_t b = in_.Byte();
         Behavior behavior;
-        behavior.form = static_cast<uint8_t>((a / 3U) % 3U);
-        behavior.returns_bool = ((a / 9U) & 1U) != 0U;
+        behavior.form = static_cast<uint8_t>((a / kTypes) % 3U);
+        behavior.returns_bool = ((a / (3U * kTypes)) & 1U) != 0U;
         behavior.fail_mod = static_cast<uint8_t>(b & 7U);
-        behavior.action = static_cast<Action>(((static_cast<uint32_t>(b) >> 3U) & 7U) % 5U);
+        behavior.action = static_cast<Action>(((static_cast<uint32_t>(b) >> 3U) & 7U) % kActions);
         behavior.action_mod = static_cast<uint8_t>((static_cast<uint32_t>(b) >> 6U) + 1U);
         static_cast<void>(DoSubscribe(static_cast<uint8_t>(a % kTypes), behavior));
         break;
@@ -420,6 +542,8 @@ class Harness {
       case 15U:
         bus_->ResetStatistics();
         stats_ = ModelStats{};
+        loan_stats_ = ModelLoanStats{};
+        loan_stats_.high_water = BlocksInUse();  // the mark restarts from the blocks in use
         break;
       case 16U:
         CheckStatistics();
@@ -431,9 +555,55 @@ class Harness {
         error_callback_set_ = (in_.Byte() & 1U) == 0U;
         bus_->SetErrorCallback(error_callback_set_ ? &RecordError : nullptr);
         break;
-      default:
+      case 19U:
         ForeignOperation(in_.Byte());
         break;
+      case 20U: {  // Loan<Cloud>(priority[, seq, fill]) and fill it
+        const uint8_t priority = in_.Byte();
+        const uint8_t how = in_.Byte();
+        static_cast<void>(LoanOne(priority, (how & 1U) != 0U, in_.Byte()));
+        break;
+      }
+      case 21U: {  // publish a held loan (or an empty one)
+        const std::size_t pick = in_.Byte();
+        const uint8_t api = in_.Byte();
+        const uint8_t priority = in_.Byte();
+        PublishLoan(pick, api, priority, in_.Byte());
+        break;
+      }
+      case 22U: {  // give a held loan back unpublished
+        const uint8_t pick = in_.Byte();
+        DropLoan(pick, in_.Byte());
+        break;
+      }
+      case 23U: {  // write a held loan's message again, in place
+        const uint8_t pick = in_.Byte();
+        RefillLoan(pick, in_.Byte());
+        break;
+      }
+      case 24U: {  // one more reference from a retained handle
+        const uint8_t pick = in_.Byte();
+        RetainAgain(pick, in_.Byte());
+        break;
+      }
+      case 25U: {  // let a retained handle go
+        const uint8_t pick = in_.Byte();
+        ReleaseRetained(pick, in_.Byte());
+        break;
+      }
+      default: {  // loan burst: up to 255 loans of one priority, each published at once or kept
+        const uint32_t count = in_.Byte();
+        const uint8_t priority = in_.Byte();
+        const uint8_t api = in_.Byte();
+        for (uint32_t i = 0U; i < count; ++i) {
+          const std::size_t held =
+              LoanOne(priority, (i & 1U) != 0U, static_cast<uint8_t>(next_seq_ * 5U));
+          if (held != kNoLoan && api % kLoanApis != kKeepLoan) {
+            PublishHeldLoan(held, api, priority, static_cast<uint8_t>(i));
+          }
+        }
+        break;
+      }
     }
   }
 
@@ -450,6 +620,335 @@ class Harness {
     FUZZ_CHECK_EQ(g_live_text, queued_text, "live Text payloads != Text messages queued");
     FUZZ_CHECK_EQ(g_live_captures, live_total_ + foreign_live_,
                   "live callback captures != live subscriptions (leaked or destroyed early)");
+    const uint64_t blocks = BlocksInUse();
+    FUZZ_CHECK_EQ(bus_->template GetLoanStatistics<Cloud>().in_use, blocks,
+                  "blocks in use != loans held + messages queued or retained (one block each)");
+    FUZZ_CHECK_EQ(bus_->GetStatistics().loan_blocks_in_use, blocks,
+                  "GetStatistics().loan_blocks_in_use");
+    FUZZ_CHECK_EQ(g_live_clouds, blocks,
+                  "live Cloud messages != blocks in use (destroyed twice, early or never)");
+  }
+
+  // ---- loans -----------------------------------------------------------------------------------
+
+  static constexpr std::size_t kNoLoan = static_cast<std::size_t>(-1);
+  static constexpr uint8_t kHighPriorityByte = 4U;  // DecodePriority: HIGH
+  // Publish-loan apis (byte % kLoanApis): 0 Publish (the loan's priority), 1 PublishWithPriority,
+  // 2 PublishFast, 3 through a Loaned<Cloud> handle, 4 an empty loan (op 21) / keep it (bursts).
+  static constexpr uint8_t kLoanApis = 5U;
+  static constexpr uint8_t kKeepLoan = 4U;
+
+  /// Blocks the model says are in use: every held loan has its own; a message that is queued or
+  /// retained (by any number of handles) has one.
+  uint64_t BlocksInUse() const {
+    std::set<uint32_t> shared;
+    for (const std::deque<ModelMessage>* fifo : {&normal_, &high_}) {
+      for (const ModelMessage& m : *fifo) {
+        if (m.type == kCloudType) {
+          shared.insert(m.seq);
+        }
+      }
+    }
+    for (const HeldRetained& r : retained_) {
+      shared.insert(r.seq);
+    }
+    return loans_.size() + shared.size();
+  }
+
+  uint64_t QueuedClouds() const {
+    uint64_t n = 0U;
+    for (const std::deque<ModelMessage>* fifo : {&normal_, &high_}) {
+      for (const ModelMessage& m : *fifo) {
+        n += m.type == kCloudType ? 1U : 0U;
+      }
+    }
+    return n;
+  }
+
+  /// Blocks in use at or above which a loan of (valid) `priority` is refused, derived here from
+  /// the documented percentages: LOW and MEDIUM as the ring's, MEDIUM leaving HIGH one block.
+  uint64_t LoanLimit(MessagePriority priority) const {
+    if (mode_ == PerformanceMode::BARE_METAL) {
+      return kPool;
+    }
+    const auto ceil_percent = [](uint64_t percent) { return (percent * kPool + 99U) / 100U; };
+    const uint64_t medium = std::min<uint64_t>(ceil_percent(80U), kPool - 1U);
+    switch (priority) {
+      case MessagePriority::LOW:
+        return std::min<uint64_t>(ceil_percent(60U), medium);
+      case MessagePriority::MEDIUM:
+        return medium;
+      default:
+        return kPool;
+    }
+  }
+
+  /// One Loan<Cloud>, checked against the pool model; fills the message (through the loan, or
+  /// by the constructor when `with_args`). Returns the index in loans_, or kNoLoan if refused.
+  std::size_t LoanOne(uint8_t priority_byte, bool with_args, uint8_t fill) {
+    const uint32_t seq = next_seq_++;
+    const MessagePriority priority = DecodePriority(priority_byte);
+    const auto p = static_cast<std::size_t>(priority);
+    const bool valid = p < mccc::kPriorityCount;
+    const uint64_t in_use = BlocksInUse();
+    const bool expected = valid && in_use < LoanLimit(priority);
+    mccc::MessageLoan<Cloud> loan = with_args ? bus_->template Loan<Cloud>(priority, seq, fill)
+                                              : bus_->template Loan<Cloud>(priority);
+    FUZZ_CHECK_EQ(static_cast<bool>(loan), expected,
+                  "Loan granted / refused (pool admission by priority, blocks in use)");
+    const bool reporting = Reporting();
+    if (!valid) {
+      FUZZ_CHECK_EQ(log_.size(), reporting ? 1U : 0U, "INVALID_MESSAGE reports (loan)");
+      if (reporting) {
+        FUZZ_CHECK(log_[0].error == BusError::INVALID_MESSAGE && log_[0].id == 0U,
+                   "loan with a bad priority: wrong error");
+      }
+      log_.clear();
+      return kNoLoan;
+    }
+    if (!loan) {
+      FUZZ_CHECK(loan.Get() == nullptr, "a refused loan points somewhere");
+      if (mode_ == PerformanceMode::FULL_FEATURED) {
+        ++loan_stats_.refused[p];
+      }
+      FUZZ_CHECK_EQ(log_.size(), reporting ? 1U : 0U, "LOAN_REFUSED reports for one refusal");
+      if (reporting) {
+        FUZZ_CHECK(log_[0].kind == EventKind::kError && log_[0].error == BusError::kLoanRefused,
+                   "loan refusal: wrong error");
+        FUZZ_CHECK_EQ(log_[0].id, 0U, "LOAN_REFUSED carries msg_id 0");
+      }
+      log_.clear();
+      return kNoLoan;
+    }
+    FUZZ_CHECK(log_.empty(), "a granted loan reported an error");
+    FUZZ_CHECK(loan.Priority() == priority, "the loan's priority is not the one it was loaned at");
+    FUZZ_CHECK(loan.Get() == &*loan && loan.operator->() == loan.Get(), "loan accessors differ");
+    for (const HeldLoan& other : loans_) {
+      FUZZ_CHECK(other.loan.Get() != loan.Get(), "one block loaned twice");
+    }
+    for (const HeldRetained& r : retained_) {
+      FUZZ_CHECK(r.handle.Get() != loan.Get(), "a retained block loaned again");
+    }
+    if (!with_args) {
+      loan->Fill(seq, fill);
+    }
+    FUZZ_CHECK(loan->seq == seq && loan->fill == fill && loan->Intact(), "loan contents");
+    if (mode_ == PerformanceMode::FULL_FEATURED) {
+      ++loan_stats_.granted;
+      loan_stats_.high_water = std::max<uint64_t>(loan_stats_.high_water, in_use + 1U);
+    }
+    loans_.push_back(HeldLoan{seq, fill, priority, std::move(loan)});
+    return loans_.size() - 1U;
+  }
+
+  void CheckHeldLoan(const HeldLoan& held) const {
+    FUZZ_CHECK(static_cast<bool>(held.loan), "a held loan is empty");
+    FUZZ_CHECK(held.loan->seq == held.seq && held.loan->fill == held.fill && held.loan->Intact(),
+               "a held loan's message changed (its block written by someone else?)");
+    FUZZ_CHECK(held.loan.Priority() == held.priority, "a held loan's priority changed");
+  }
+
+  void CheckRetained(const HeldRetained& r) const {
+    FUZZ_CHECK(static_cast<bool>(r.handle) && r.handle.Get() == &*r.handle &&
+                   r.handle.operator->() == r.handle.Get(),
+               "a retained handle is empty or its accessors differ");
+    FUZZ_CHECK(r.handle->seq == r.seq && r.handle->fill == r.fill && r.handle->Intact(),
+               "a retained message changed (its block reused while retained?)");
+  }
+
+  /// Op 21: publishes held loan `pick`; with no loan held, or api 4, an empty loan.
+  void PublishLoan(std::size_t pick, uint8_t api, uint8_t priority_byte, uint8_t sender) {
+    if (loans_.empty() || api % kLoanApis == kKeepLoan) {
+      mccc::MessageLoan<Cloud> empty;
+      const bool admitted =
+          (api & 8U) != 0U
+              ? bus_->PublishWithPriority(std::move(empty), sender, DecodePriority(priority_byte))
+              : bus_->Publish(std::move(empty), sender);
+      FUZZ_CHECK(!admitted, "an empty loan was published");
+      const bool reporting = Reporting();
+      FUZZ_CHECK_EQ(log_.size(), reporting ? 1U : 0U, "INVALID_MESSAGE reports (empty loan)");
+      if (reporting) {
+        FUZZ_CHECK(log_[0].error == BusError::INVALID_MESSAGE, "empty loan: wrong error");
+      }
+      log_.clear();
+      return;
+    }
+    PublishHeldLoan(pick % loans_.size(), api, priority_byte, sender);
+  }
+
+  /// Publishes loans_[index] through api % kLoanApis (0 to 3), checked as an inline publish is:
+  /// moved from when admitted, untouched when refused.
+  void PublishHeldLoan(std::size_t index, uint8_t api, uint8_t priority_byte, uint8_t sender) {
+    HeldLoan& held = loans_[index];
+    CheckHeldLoan(held);
+    const MessagePriority given = DecodePriority(priority_byte);
+    const Cloud* const where = held.loan.Get();
+    const uint32_t seq = held.seq;
+    const uint8_t fill = held.fill;
+    const uint64_t timestamp = Mix(seq) >> 8U;
+    MessagePriority effective = given;
+    bool fast = false;
+    bool admitted = false;
+    bool handle_gone = false;  // the loan became a Loaned handle, which a refusal destroys
+    switch (api % kLoanApis) {
+      case 0U:
+        admitted = bus_->Publish(std::move(held.loan), sender);
+        effective = held.priority;
+        break;
+      case 1U:
+        admitted = bus_->PublishWithPriority(std::move(held.loan), sender, given);
+        break;
+      case 2U:
+        admitted = bus_->PublishFast(std::move(held.loan), sender, timestamp, given);
+        fast = true;
+        break;
+      default: {
+        mccc::Loaned<Cloud> handle(std::move(held.loan));
+        FUZZ_CHECK(!held.loan && handle && handle.Get() == where,
+                   "Loaned<Cloud>(std::move(loan)) did not take the loan over");
+        admitted = bus_->PublishWithPriority(std::move(handle), sender, given);
+        FUZZ_CHECK(admitted ? !handle : (handle && handle.Get() == where && handle->Intact()),
+                   "a Loaned handle: moved from when admitted, untouched when refused");
+        handle_gone = true;
+        break;  // a refused handle returns its block here
+      }
+    }
+    if (!handle_gone) {
+      if (admitted) {
+        FUZZ_CHECK(!held.loan && held.loan.Get() == nullptr, "an admitted loan was not moved from");
+      } else {
+        FUZZ_CHECK(held.loan.Get() == where, "a refused publish took the loan's block");
+        CheckHeldLoan(held);
+      }
+    }
+    if (admitted || handle_gone) {
+      loans_.erase(loans_.begin() + static_cast<std::ptrdiff_t>(index));
+    }
+    if (admitted) {
+      published_fill_[seq] = fill;
+    }
+    ExpectPublish(admitted, ModelMessage{seq, kCloudType, effective, sender, fast, timestamp});
+  }
+
+  /// Op 22: gives held loan `pick` back unpublished: Reset, destruction, or assignment of an
+  /// empty loan over it.
+  void DropLoan(uint8_t pick, uint8_t how) {
+    if (loans_.empty()) {
+      return;
+    }
+    const std::size_t index = pick % loans_.size();
+    HeldLoan& held = loans_[index];
+    CheckHeldLoan(held);
+    switch (how % 3U) {
+      case 0U:
+        held.loan.Reset();
+        FUZZ_CHECK(!held.loan && held.loan.Get() == nullptr, "Reset left the loan non-empty");
+        break;
+      case 1U:
+        break;  // destroyed by the erase below
+      default:
+        held.loan = mccc::MessageLoan<Cloud>{};
+        FUZZ_CHECK(!held.loan, "an empty loan assigned over a loan left it non-empty");
+        break;
+    }
+    loans_.erase(loans_.begin() + static_cast<std::ptrdiff_t>(index));
+  }
+
+  /// Op 23: the producer writes a held loan's message again (in place, before publishing).
+  void RefillLoan(uint8_t pick, uint8_t fill) {
+    if (loans_.empty()) {
+      return;
+    }
+    HeldLoan& held = loans_[pick % loans_.size()];
+    CheckHeldLoan(held);
+    held.loan->Fill(held.seq, fill);
+    held.fill = fill;
+  }
+
+  /// Op 24: one more reference to retained message `pick`: a copy of the handle, bus.Retain
+  /// through it, a copy assigned over another handle (dropping that one's reference), or a move
+  /// into a new handle.
+  void RetainAgain(uint8_t pick, uint8_t how) {
+    if (retained_.empty()) {
+      return;
+    }
+    const std::size_t index = pick % retained_.size();
+    CheckRetained(retained_[index]);
+    const uint32_t seq = retained_[index].seq;
+    const uint8_t fill = retained_[index].fill;
+    const Cloud* const where = retained_[index].handle.Get();
+    switch (how % 4U) {
+      case 0U: {
+        mccc::Retained<Cloud> copy(retained_[index].handle);
+        FUZZ_CHECK(copy.Get() == where, "a copied Retained refers to another message");
+        retained_.push_back(HeldRetained{seq, fill, std::move(copy)});
+        break;
+      }
+      case 1U: {
+        mccc::Retained<Cloud> again = bus_->Retain(*retained_[index].handle);
+        FUZZ_CHECK(again && again.Get() == where, "Retain through a retained handle failed");
+        retained_.push_back(HeldRetained{seq, fill, std::move(again)});
+        break;
+      }
+      case 2U: {  // the target may be the source itself (self-assignment)
+        HeldRetained& target = retained_[(index + 1U) % retained_.size()];
+        target.handle = retained_[index].handle;
+        target.seq = seq;
+        target.fill = fill;
+        FUZZ_CHECK(target.handle.Get() == where, "an assigned Retained refers to another message");
+        break;
+      }
+      default: {
+        HeldRetained moved{seq, fill, std::move(retained_[index].handle)};
+        FUZZ_CHECK(!retained_[index].handle && moved.handle.Get() == where,
+                   "a moved Retained: source empty, target the message");
+        retained_.erase(retained_.begin() + static_cast<std::ptrdiff_t>(index));
+        retained_.push_back(std::move(moved));
+        break;
+      }
+    }
+  }
+
+  /// Op 25: drops retained handle `pick`: Reset, destruction, or an empty handle moved over it.
+  void ReleaseRetained(uint8_t pick, uint8_t how) {
+    if (retained_.empty()) {
+      return;
+    }
+    const std::size_t index = pick % retained_.size();
+    HeldRetained& r = retained_[index];
+    CheckRetained(r);
+    switch (how % 3U) {
+      case 0U:
+        r.handle.Reset();
+        FUZZ_CHECK(!r.handle && r.handle.Get() == nullptr, "Reset left the handle non-empty");
+        break;
+      case 1U:
+        break;  // destroyed by the erase below
+      default:
+        r.handle = mccc::Retained<Cloud>{};
+        FUZZ_CHECK(!r.handle, "an empty handle moved over a handle left it non-empty");
+        break;
+    }
+    retained_.erase(retained_.begin() + static_cast<std::ptrdiff_t>(index));
+  }
+
+  /// A delivered Cloud is what its producer filled in; neither a copy of it nor another bus can
+  /// retain it.
+  void CheckDeliveredCloud(const Cloud& m) {
+    const auto it = published_fill_.find(m.seq);
+    FUZZ_CHECK(it != published_fill_.end(), "a Cloud delivered that was never published");
+    FUZZ_CHECK_EQ(m.fill, it->second, "delivered Cloud differs from what the producer filled in");
+    const Cloud copy(m);
+    FUZZ_CHECK(!bus_->Retain(copy), "Retain of a copy (not in a pool block) returned a handle");
+    FUZZ_CHECK(!foreign_->Retain(m), "another bus retained this bus's message");
+  }
+
+  /// Keeps a delivered Cloud beyond its callback: through the slot's Loaned handle when the
+  /// subscriber has the envelope, else bus.Retain.
+  void RetainDelivered(const Cloud& m, const mccc::Loaned<Cloud>* slot) {
+    mccc::Retained<Cloud> kept = slot != nullptr ? slot->Retain() : bus_->Retain(m);
+    FUZZ_CHECK(kept && kept.Get() == &m, "Retain inside the callback: no handle, or another one");
+    retained_.push_back(HeldRetained{m.seq, m.fill, std::move(kept)});
   }
 
   // ---- publishing ------------------------------------------------------------------------------
@@ -477,7 +976,7 @@ class Harness {
   /// as dropped, one QUEUE_FULL per call (with the first refused message's would-be id), one
   /// INVALID_MESSAGE and nothing else for a bad priority; the caller's array untouched.
   void PublishBatchChecked(uint32_t count, uint8_t type_byte, uint8_t priority_byte) {
-    if ((type_byte % kTypes) == 1U) {
+    if ((type_byte % kInlineTypes) == 1U) {
       PublishBatchTyped<Big>(count, priority_byte);
     } else {
       PublishBatchTyped<Small>(count, priority_byte);
@@ -540,7 +1039,7 @@ class Harness {
     const uint32_t seq = next_seq_++;
     const MessagePriority priority = DecodePriority(priority_byte);
     const uint64_t timestamp = Mix(seq) >> 8U;
-    switch (type_byte % kTypes) {
+    switch (type_byte % kInlineTypes) {
       case 0U:
         PublishTyped<Small>(api, seq, priority, sender, timestamp);
         break;
@@ -825,8 +1324,10 @@ class Harness {
 
   // ---- callbacks -------------------------------------------------------------------------------
 
+  /// `slot`: the slot's Loaned handle, for a Cloud subscriber given the envelope.
   template <typename T>
-  bool OnCall(uint32_t sub_id, const T& m, const MessageHeader* header, const CaptureToken& token) {
+  bool OnCall(uint32_t sub_id, const T& m, const MessageHeader* header, const CaptureToken& token,
+              const mccc::Loaned<Cloud>* slot = nullptr) {
     FUZZ_CHECK(token.Alive(), "callback runs with destroyed captures");
     FUZZ_CHECK(phase_ == Phase::kProcessBatch, "subscriber called outside ProcessBatch");
     FUZZ_CHECK(sub_id < subs_.size(), "unknown subscriber");
@@ -834,6 +1335,9 @@ class Harness {
     FUZZ_CHECK(sub.live, "subscriber called after its Unsubscribe returned");
     FUZZ_CHECK_EQ(sub.type, kIndexOf<T>, "subscriber of another type called");
     FUZZ_CHECK(m.Intact(), "payload corrupted");
+    if constexpr (std::is_same_v<T, Cloud>) {
+      CheckDeliveredCloud(m);
+    }
     current_seq_ = m.seq;
     const Behavior& b = sub.behavior;
     const bool act = b.action != Action::kNone && (m.seq % b.action_mod) == 0U;
@@ -876,6 +1380,11 @@ class Harness {
 #else
           break;
 #endif
+        case Action::kRetain:
+          if constexpr (std::is_same_v<T, Cloud>) {
+            RetainDelivered(m, slot);
+          }
+          break;
         case Action::kNone:
           break;
       }
@@ -885,15 +1394,26 @@ class Harness {
 
   template <typename T>
   bool OnEnvelope(uint32_t sub_id, const Envelope& e, const CaptureToken& token) {
-    const T* m = std::get_if<T>(&e.payload);
+    const AlternativeOf<T>* m = std::get_if<AlternativeOf<T>>(&e.payload);
     FUZZ_CHECK(m != nullptr, "envelope of another alternative delivered to a subscriber of T");
-    return OnCall(sub_id, *m, &e.header, token);
+    if constexpr (std::is_same_v<T, Cloud>) {
+      FUZZ_CHECK(static_cast<bool>(*m), "an empty Loaned<Cloud> in a slot");
+      return OnCall(sub_id, **m, &e.header, token, m);
+    } else {
+      return OnCall(sub_id, *m, &e.header, token);
+    }
   }
 
   template <typename T>
   bool OnVisit(const T& m, const MessageHeader* header, bool returns_bool) {
     FUZZ_CHECK(phase_ == Phase::kProcessBatchWith, "visitor called outside ProcessBatchWith");
     FUZZ_CHECK(m.Intact(), "payload corrupted");
+    if constexpr (std::is_same_v<T, Cloud>) {
+      CheckDeliveredCloud(m);
+      if ((visitor_config_ & 0x20U) != 0U) {
+        RetainDelivered(m, nullptr);
+      }
+    }
     current_seq_ = m.seq;
     const uint8_t fail_mod = static_cast<uint8_t>(visitor_config_ & 7U);
     const uint8_t action =
@@ -939,6 +1459,9 @@ class Harness {
     }
     void operator()(const Big& m) const { static_cast<void>(h->OnVisit(m, nullptr, false)); }
     bool operator()(const Text& m) const { return h->OnVisit(m, nullptr, true); }
+    bool operator()(const Cloud& m, const MessageHeader& header) const {
+      return h->OnVisit(m, &header, true);
+    }
   };
 
   // ---- subscriptions
@@ -989,8 +1512,11 @@ class Harness {
       case 1U:
         h = SubscribeAs<Big>(id, behavior);
         break;
-      default:
+      case 2U:
         h = SubscribeAs<Text>(id, behavior);
+        break;
+      default:
+        h = SubscribeAs<Cloud>(id, behavior);
         break;
     }
     FUZZ_CHECK_EQ(h.IsValid(), expected, "Subscribe accepted/refused (live, removed-in-batch)");
@@ -1080,12 +1606,14 @@ class Harness {
         if (!foreign_subs_.empty()) {
           const std::size_t before = foreign_->template SubscriberCount<Small>() +
                                      foreign_->template SubscriberCount<Big>() +
-                                     foreign_->template SubscriberCount<Text>();
+                                     foreign_->template SubscriberCount<Text>() +
+                                     foreign_->template SubscriberCount<Cloud>();
           FUZZ_CHECK(!DoUnsubscribe(foreign_subs_[pick % foreign_subs_.size()].handle),
                      "a foreign handle removed a subscription");
           FUZZ_CHECK_EQ(foreign_->template SubscriberCount<Small>() +
                             foreign_->template SubscriberCount<Big>() +
-                            foreign_->template SubscriberCount<Text>(),
+                            foreign_->template SubscriberCount<Text>() +
+                            foreign_->template SubscriberCount<Cloud>(),
                         before, "the foreign bus changed");
         }
         break;
@@ -1130,8 +1658,11 @@ class Harness {
         case 1U:
           h = foreign_->template Subscribe<Big>(never);
           break;
-        default:
+        case 2U:
           h = foreign_->template Subscribe<Text>(never);
+          break;
+        default:
+          h = foreign_->template Subscribe<Cloud>(never);
           break;
       }
       FUZZ_CHECK_EQ(h.IsValid(), expected, "foreign Subscribe");
@@ -1176,6 +1707,25 @@ class Harness {
                   "messages_dropped");
     FUZZ_CHECK_EQ(s.messages_processed, stats_.processed, "messages_processed");
     FUZZ_CHECK_EQ(s.processing_errors, stats_.errors, "processing_errors");
+    // The loan pool: the bus's sums (one pool) and the pool's own counters.
+    const uint64_t blocks = BlocksInUse();
+    FUZZ_CHECK_EQ(s.loans_granted, loan_stats_.granted, "loans_granted");
+    FUZZ_CHECK_EQ(s.low_priority_loans_refused, loan_stats_.refused[0],
+                  "low_priority_loans_refused");
+    FUZZ_CHECK_EQ(s.medium_priority_loans_refused, loan_stats_.refused[1],
+                  "medium_priority_loans_refused");
+    FUZZ_CHECK_EQ(s.high_priority_loans_refused, loan_stats_.refused[2],
+                  "high_priority_loans_refused");
+    FUZZ_CHECK_EQ(s.loan_blocks_in_use, blocks, "loan_blocks_in_use");
+    const mccc::LoanPoolStatistics pool = bus_->template GetLoanStatistics<Cloud>();
+    FUZZ_CHECK_EQ(pool.capacity, kPool, "pool capacity");
+    FUZZ_CHECK_EQ(pool.in_use, blocks, "pool in_use");
+    FUZZ_CHECK_EQ(pool.high_water, std::max(loan_stats_.high_water, blocks), "pool high_water");
+    FUZZ_CHECK_EQ(pool.loans_granted, loan_stats_.granted, "pool loans_granted");
+    FUZZ_CHECK_EQ(pool.low_priority_refused, loan_stats_.refused[0], "pool low_priority_refused");
+    FUZZ_CHECK_EQ(pool.medium_priority_refused, loan_stats_.refused[1],
+                  "pool medium_priority_refused");
+    FUZZ_CHECK_EQ(pool.high_priority_refused, loan_stats_.refused[2], "pool high_priority_refused");
     // One producer: its ring's statistics are the bus's (HIGH included), the others' are 0.
     for (uint32_t ring = 0U; ring <= Bus::LaneCount() + 1U; ++ring) {
       const mccc::BusStatisticsSnapshot lane = bus_->GetLaneStatistics(ring);
@@ -1231,6 +1781,18 @@ class Harness {
     FUZZ_CHECK_EQ(bus_->template SubscriberCount<Small>(), live_[0], "SubscriberCount<Small>");
     FUZZ_CHECK_EQ(bus_->template SubscriberCount<Big>(), live_[1], "SubscriberCount<Big>");
     FUZZ_CHECK_EQ(bus_->template SubscriberCount<Text>(), live_[2], "SubscriberCount<Text>");
+    FUZZ_CHECK_EQ(bus_->template SubscriberCount<Cloud>(), live_[3], "SubscriberCount<Cloud>");
+    // The pool's size and limits are the ones the model derives.
+    using Pool = typename Bus::template LoanPoolOf<Cloud>;
+    FUZZ_CHECK_EQ(Pool::kCapacity, kPool, "LoanPoolOf<Cloud>::kCapacity");
+    if (mode_ != PerformanceMode::BARE_METAL) {
+      FUZZ_CHECK_EQ(Pool::Admission::kLowLimit, LoanLimit(MessagePriority::LOW), "kLowLimit");
+      FUZZ_CHECK_EQ(Pool::Admission::kMediumLimit, LoanLimit(MessagePriority::MEDIUM),
+                    "kMediumLimit");
+      FUZZ_CHECK_EQ(Pool::Admission::kHighLimit, LoanLimit(MessagePriority::HIGH), "kHighLimit");
+      FUZZ_CHECK_EQ(Pool::Admission::kHighReserve, kPool - LoanLimit(MessagePriority::MEDIUM),
+                    "kHighReserve");
+    }
     FUZZ_CHECK_EQ(foreign_->template SubscriberCount<Small>(), foreign_live_by_type_[0],
                   "foreign SubscriberCount");
   }
@@ -1255,6 +1817,10 @@ class Harness {
   PerformanceMode mode_ = PerformanceMode::FULL_FEATURED;
   bool error_callback_set_ = false;
   ModelStats stats_;
+  ModelLoanStats loan_stats_;
+  std::vector<HeldLoan> loans_;                 // granted, not published
+  std::vector<HeldRetained> retained_;          // kept beyond their callbacks
+  std::map<uint32_t, uint8_t> published_fill_;  // seq -> fill of every published Cloud
   uint32_t next_seq_ = 0U;
   std::vector<Subscriber> subs_;
   std::array<uint32_t, kTypes> live_{};
@@ -1274,10 +1840,13 @@ class Harness {
 
 // ----- bus types -------------------------------------------------------------------------------
 
-/// kHigh: HIGH lane slots (0: none); kLanes, kLaneSlots: producer lanes.
-template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos, uint32_t kHigh = 0U,
-          uint32_t kLanes = 0U, uint32_t kLaneSlots = 8U>
+/// kPool: blocks of Cloud's loan pool; kHigh: HIGH lane slots (0: none); kLanes, kLaneSlots:
+/// producer lanes.
+template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos, uint32_t kPool,
+          uint32_t kHigh = 0U, uint32_t kLanes = 0U, uint32_t kLaneSlots = 8U>
 struct FuzzTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kCloudBlocks = kPool;  // read by the harness's model
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cloud, kPool>>;
   static constexpr uint32_t kQueueDepth = kDepth;
   static constexpr uint32_t kBatchSize = kBatch;
   static constexpr bool kSingleProducer = kSingle;
@@ -1288,10 +1857,11 @@ struct FuzzTraits : mccc::DefaultBusTraits {
   using Position = Pos;
 };
 
-template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos, uint32_t kHigh = 0U,
-          uint32_t kLanes = 0U, uint32_t kLaneSlots = 8U>
+template <uint32_t kDepth, uint32_t kBatch, bool kSingle, typename Pos, uint32_t kPool,
+          uint32_t kHigh = 0U, uint32_t kLanes = 0U, uint32_t kLaneSlots = 8U>
 using FuzzBus =
-    mccc::AsyncBus<Payload, FuzzTraits<kDepth, kBatch, kSingle, Pos, kHigh, kLanes, kLaneSlots>>;
+    mccc::AsyncBus<Payload,
+                   FuzzTraits<kDepth, kBatch, kSingle, Pos, kPool, kHigh, kLanes, kLaneSlots>>;
 
 template <typename Bus>
 void RunWith(Input& in, uint8_t config, uint8_t wrap_distance) {
@@ -1302,6 +1872,7 @@ void RunWith(Input& in, uint8_t config, uint8_t wrap_distance) {
 void RunInput(const uint8_t* data, std::size_t size) {
   FUZZ_CHECK_EQ(g_live_text, 0, "Text payloads alive before the input started");
   FUZZ_CHECK_EQ(g_live_captures, 0, "captures alive before the input started");
+  FUZZ_CHECK_EQ(g_live_clouds, 0, "Cloud messages alive before the input started");
   Input in(data, size);
   const uint8_t config = in.Byte();
   const uint8_t wrap_distance = in.Byte();
@@ -1310,42 +1881,43 @@ void RunInput(const uint8_t* data, std::size_t size) {
   // Depth 128: HIGH (127) is refused before the queue is full; batches of 16.
   // Types 6-11: a HIGH lane of 4 to 16 slots (a burst fills it, a batch of HIGH ends early)
   // and/or producer lanes (this thread publishes on the first lane when its identity owns it).
+  // Loan pools: 1 block (HIGH only), 2, 3 ... and 70 (several bitmap words, the last partly used).
   switch ((config & 0x3FU) % 12U) {
     case 0U:
-      RunWith<FuzzBus<8U, 3U, false, uint64_t>>(in, config, wrap_distance);
+      RunWith<FuzzBus<8U, 3U, false, uint64_t, 5U>>(in, config, wrap_distance);
       break;
     case 1U:
-      RunWith<FuzzBus<128U, 16U, false, uint64_t>>(in, config, wrap_distance);
+      RunWith<FuzzBus<128U, 16U, false, uint64_t, 8U>>(in, config, wrap_distance);
       break;
     case 2U:
-      RunWith<FuzzBus<8U, 3U, true, uint64_t>>(in, config, wrap_distance);
+      RunWith<FuzzBus<8U, 3U, true, uint64_t, 1U>>(in, config, wrap_distance);
       break;
     case 3U:
-      RunWith<FuzzBus<128U, 16U, true, uint64_t>>(in, config, wrap_distance);
+      RunWith<FuzzBus<128U, 16U, true, uint64_t, 3U>>(in, config, wrap_distance);
       break;
     case 4U:
-      RunWith<FuzzBus<8U, 3U, false, uint32_t>>(in, config, wrap_distance);
+      RunWith<FuzzBus<8U, 3U, false, uint32_t, 2U>>(in, config, wrap_distance);
       break;
     case 5U:
-      RunWith<FuzzBus<128U, 16U, true, uint32_t>>(in, config, wrap_distance);
+      RunWith<FuzzBus<128U, 16U, true, uint32_t, 6U>>(in, config, wrap_distance);
       break;
     case 6U:
-      RunWith<FuzzBus<8U, 3U, false, uint64_t, 4U>>(in, config, wrap_distance);
+      RunWith<FuzzBus<8U, 3U, false, uint64_t, 4U, 4U>>(in, config, wrap_distance);
       break;
     case 7U:
-      RunWith<FuzzBus<128U, 16U, true, uint64_t, 8U>>(in, config, wrap_distance);
+      RunWith<FuzzBus<128U, 16U, true, uint64_t, 8U, 8U>>(in, config, wrap_distance);
       break;
     case 8U:
-      RunWith<FuzzBus<8U, 3U, false, uint64_t, 4U, 1U, 8U>>(in, config, wrap_distance);
+      RunWith<FuzzBus<8U, 3U, false, uint64_t, 5U, 4U, 1U, 8U>>(in, config, wrap_distance);
       break;
     case 9U:  // lanes without a HIGH lane: HIGH travels on the lane (99 % of 16 slots)
-      RunWith<FuzzBus<128U, 16U, false, uint64_t, 0U, 2U, 16U>>(in, config, wrap_distance);
+      RunWith<FuzzBus<128U, 16U, false, uint64_t, 3U, 0U, 2U, 16U>>(in, config, wrap_distance);
       break;
     case 10U:
-      RunWith<FuzzBus<8U, 3U, false, uint32_t, 4U>>(in, config, wrap_distance);
+      RunWith<FuzzBus<8U, 3U, false, uint32_t, 7U, 4U>>(in, config, wrap_distance);
       break;
     default:
-      RunWith<FuzzBus<128U, 16U, false, uint32_t, 16U, 1U, 64U>>(in, config, wrap_distance);
+      RunWith<FuzzBus<128U, 16U, false, uint32_t, 70U, 16U, 1U, 64U>>(in, config, wrap_distance);
       break;
   }
 }

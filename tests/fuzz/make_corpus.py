@@ -3,14 +3,16 @@
 """Writes the seed corpus (tests/fuzz/corpus/) and the regression inputs (tests/fuzz/regressions/)
 of bus_fuzz_target.cpp. The byte format is described at the top of that file; each seed below
 starts the fuzzer at one area of the bus (overload, modes, callbacks that unsubscribe, subscribe
-or throw, handle misuse, msg_id and position wrap). Run it after changing the input format:
+or throw, handle misuse, msg_id and position wrap, loans). Run it after changing the input format:
     python3 tests/fuzz/make_corpus.py
 """
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Configuration byte: bus type (value % 12) | near-wrap start | drain at the end.
+# Configuration byte: bus type (value % 12) | near-wrap start | drain at the end. The loan pool of
+# Cloud has, per bus type: D8 5, D128 8, D8_SP 1, D128_SP 3, D8_POS32 2, D128_SP_POS32 6, D8_H4 4,
+# D128_SP_H8 8, D8_H4_L1 5, D128_L2 3, D8_POS32_H4 7, D128_POS32_H16_L1 70 blocks.
 D8, D128, D8_SP, D128_SP, D8_POS32, D128_SP_POS32 = range(6)
 # With a HIGH lane (H<slots>) and/or producer lanes (L<lanes>): see RunInput.
 D8_H4, D128_SP_H8, D8_H4_L1, D128_L2, D8_POS32_H4, D128_POS32_H16_L1 = range(6, 12)
@@ -23,7 +25,8 @@ LOW, MEDIUM, HIGH, INVALID = 0, 2, 4, 6
 PUBLISH, WITH_PRIORITY, LVALUE, FAST, FAST_DEFAULT, EMPLACE, VARIANT = range(7)
 # As a burst's api only: the whole burst is one PublishBatch call.
 BATCH = 7
-SMALL, BIG, TEXT = range(3)
+# Message types: CLOUD travels by loan (it is only subscribed to, published by the loan ops).
+SMALL, BIG, TEXT, CLOUD = range(4)
 
 
 def header(config, wrap_distance=0, salt=0x5A):
@@ -43,7 +46,7 @@ PROCESS = bytes([8])
 
 def process_with(config=0):
     """config: fail when seq % (config & 7) == 0; (config >> 3) & 3: 1 subscribe, 2 unsubscribe,
-    3 throw."""
+    3 throw; bit 5 (RETAIN): retain every Cloud visited."""
     return bytes([9, config])
 
 
@@ -53,8 +56,8 @@ def drain(pattern=0x55):
 
 def subscribe(type_, form=1, returns_bool=False, fail_mod=0, action=0, action_mod=1):
     """form 0 envelope, 1 (T, header), 2 (T); action 1 unsubscribe self, 2 unsubscribe another,
-    3 subscribe a new one, 4 throw."""
-    a = type_ + 3 * form + (9 if returns_bool else 0)
+    3 subscribe a new one, 4 throw, 5 retain the message (CLOUD subscribers)."""
+    a = type_ + 4 * form + (12 if returns_bool else 0)
     b = fail_mod | (action << 3) | ((action_mod - 1) << 6)
     return bytes([11, a, b])
 
@@ -78,6 +81,49 @@ ERRORS_OFF = bytes([18, 1])
 
 def foreign_subscribe(type_):
     return bytes([19, type_ << 1])
+
+
+# Loans of Cloud (opcodes 20 to 26).
+RETAIN = 0x20  # process_with: the visitor retains every Cloud
+RETAIN_ACTION = 5  # subscribe(..., action=RETAIN_ACTION): the subscriber retains
+# Publish-loan apis: Publish (the loan's priority), PublishWithPriority, PublishFast, through a
+# Loaned<Cloud> handle (a refused one is dropped), an empty loan (op 21) / keep the loans (burst).
+L_PUBLISH, L_WITH_PRIORITY, L_FAST, L_HANDLE, L_EMPTY = range(5)
+L_KEEP = L_EMPTY
+
+
+def loan(priority, with_args=False, fill=0x11):
+    """Loan<Cloud>(priority), filled through the loan, or by its constructor (with_args)."""
+    return bytes([20, priority, 1 if with_args else 0, fill])
+
+
+def publish_loan(pick=0, api=L_PUBLISH, priority=MEDIUM, sender=5):
+    """Publishes held loan pick % held (api L_EMPTY, or none held: an empty loan)."""
+    return bytes([21, pick, api, priority, sender])
+
+
+def drop_loan(pick=0, how=0):
+    """how 0 Reset, 1 destruction, 2 an empty loan assigned over it."""
+    return bytes([22, pick, how])
+
+
+def refill(pick=0, fill=0x77):
+    return bytes([23, pick, fill])
+
+
+def retain_again(pick=0, how=0):
+    """how 0 copy, 1 bus.Retain through it, 2 copy-assign over the next handle, 3 move."""
+    return bytes([24, pick, how])
+
+
+def release(pick=0, how=0):
+    """how 0 Reset, 1 destruction, 2 an empty handle moved over it."""
+    return bytes([25, pick, how])
+
+
+def loan_burst(count, priority, api=L_KEEP):
+    """count loans of one priority, each published at once through api (or kept: L_KEEP)."""
+    return bytes([26, count, priority, api])
 
 
 SEEDS = {
@@ -152,6 +198,62 @@ SEEDS = {
     "lane_and_high_lane_wrap_32": header(D128_POS32_H16_L1 | NEAR_WRAP | DRAIN, wrap_distance=20)
     + ERRORS_ON + subscribe(TEXT, form=0) + burst(70, PUBLISH, TEXT, MEDIUM)
     + burst(20, FAST, TEXT, HIGH) + LOOK + PROCESS + drain() + STATS,
+    # Loans. Pool of 5: LOW takes 3, MEDIUM 4, HIGH all 5; refusals counted per priority and
+    # reported; every publish api; a loan dropped unpublished, one refilled before publishing.
+    "loans_admission_by_priority": header(D8 | DRAIN) + ERRORS_ON
+    + subscribe(CLOUD, form=1) + subscribe(CLOUD, form=2, returns_bool=True, fail_mod=2)
+    + loan(LOW) + loan(LOW, with_args=True) + loan(LOW) + loan(LOW) + STATS
+    + loan(MEDIUM) + loan(MEDIUM) + STATS + loan(HIGH, fill=0x22) + loan(HIGH) + STATS + LOOK
+    + drop_loan(1, 0) + loan(LOW) + loan(MEDIUM) + refill(2, 0x99)
+    + publish_loan(0, L_PUBLISH) + publish_loan(0, L_WITH_PRIORITY, HIGH)
+    + publish_loan(0, L_FAST, LOW) + publish_loan(0, L_HANDLE, MEDIUM) + STATS + LOOK + PROCESS
+    + process_with() + STATS + drop_loan(0, 2) + drop_loan(0, 1) + STATS + RESET + STATS
+    + loan_burst(6, MEDIUM, L_WITH_PRIORITY) + loan_burst(3, HIGH, L_PUBLISH) + STATS,
+    # Pool of 8: subscribers retain (typed through bus.Retain, the envelope through the slot's
+    # Loaned::Retain), the visitor too; retained blocks stay out of the pool until released, so
+    # later loans are refused; copies, bus.Retain through a handle, assignment, move, release.
+    "loans_retained_across_batches": header(D128 | DRAIN) + ERRORS_ON
+    + subscribe(CLOUD, form=1, action=RETAIN_ACTION, action_mod=1)
+    + subscribe(CLOUD, form=0, action=RETAIN_ACTION, action_mod=2)
+    + loan_burst(5, MEDIUM, L_PUBLISH) + STATS + PROCESS + STATS
+    + loan_burst(6, LOW, L_KEEP) + STATS + retain_again(0, 0) + retain_again(1, 1)
+    + retain_again(2, 2) + retain_again(3, 3) + STATS + release(0, 0) + release(1, 1) + STATS
+    + loan(HIGH) + loan(HIGH) + STATS + publish_loan(0, L_WITH_PRIORITY, HIGH)
+    + process_with(RETAIN) + STATS + release(0, 2) + release(0, 0) + release(0, 1) + release(0, 0)
+    + loan(MEDIUM) + publish_loan(0, L_FAST, HIGH) + drain(0xAA) + STATS,
+    # Pool of 1: only HIGH loans; a retained message keeps the only block; ring of 8 filled, so
+    # a loan's publish is refused and the loan kept intact, then published once there is room.
+    "loans_pool_of_one_high_only": header(D8_SP | DRAIN) + ERRORS_ON
+    + subscribe(CLOUD, form=2, action=RETAIN_ACTION) + loan(LOW) + loan(MEDIUM) + loan(HIGH)
+    + loan(HIGH) + STATS + burst(8, WITH_PRIORITY, SMALL, HIGH) + publish_loan(0, L_PUBLISH)
+    + publish_loan(0, L_WITH_PRIORITY, HIGH) + LOOK + STATS + PROCESS + PROCESS
+    + publish_loan(0, L_PUBLISH) + LOOK + PROCESS + loan(HIGH) + STATS + release(0, 0)
+    + loan(HIGH, with_args=True) + publish_loan(0, L_HANDLE, HIGH) + drain() + STATS,
+    # Empty loans and bad priorities: INVALID_MESSAGE, nothing counted; a loan through a
+    # Loaned handle refused by a full ring returns its block; modes: NO_STATS and BARE_METAL
+    # (the whole pool at LOW, no counters, no reports).
+    "loans_invalid_full_and_modes": header(D8_POS32 | NEAR_WRAP | DRAIN, wrap_distance=3)
+    + ERRORS_ON + subscribe(CLOUD, form=0) + publish_loan(0, L_EMPTY) + loan(INVALID)
+    + loan(HIGH) + publish_loan(0, L_WITH_PRIORITY, INVALID) + burst(8, PUBLISH, SMALL, HIGH)
+    + publish_loan(0, L_HANDLE, HIGH) + STATS + drain() + mode(1) + loan(LOW) + loan(LOW)
+    + STATS + mode(2) + loan(LOW) + loan(LOW) + loan(LOW) + STATS + publish_loan(0, L_PUBLISH)
+    + publish_loan(0, L_FAST, LOW) + mode(0) + loan(HIGH) + drop_loan() + drain() + STATS
+    + publish_loan(0, L_EMPTY, INVALID) + ERRORS_OFF + loan(LOW) + loan(LOW) + STATS,
+    # Pool of 70 (several bitmap words) behind a HIGH lane of 16 and a producer lane: a HIGH
+    # flood of loans fills the HIGH lane (the refused loans stay held), callbacks that unsubscribe
+    # and subscribe while loans are dispatched.
+    "loans_many_blocks_high_lane": header(D128_POS32_H16_L1 | NEAR_WRAP | DRAIN, wrap_distance=9)
+    + ERRORS_ON + subscribe(CLOUD, form=1, action=3, action_mod=2)
+    + subscribe(CLOUD, form=0, returns_bool=True, fail_mod=3, action=1, action_mod=4)
+    + loan_burst(60, LOW, L_PUBLISH) + STATS + loan_burst(20, HIGH, L_WITH_PRIORITY) + LOOK
+    + STATS + PROCESS + LOOK + loan_burst(10, HIGH, L_KEEP) + STATS
+    + b"".join(publish_loan(i, L_FAST, HIGH) for i in range(12)) + process_with(RETAIN | 0x0B)
+    + STATS + release(3) + release(1, 1) + drain(0x5A) + STATS,
+    # Loans queued, held and retained when the bus is destroyed (no drain): the queued ones are
+    # destroyed with the ring, every block is back before the pool goes.
+    "loans_left_at_destruction": header(D8_H4) + ERRORS_ON
+    + subscribe(CLOUD, form=1, action=RETAIN_ACTION) + loan_burst(2, HIGH, L_PUBLISH) + PROCESS
+    + loan_burst(1, LOW, L_PUBLISH) + loan(MEDIUM) + retain_again(0, 0) + STATS + LOOK,
 }
 
 # Known header bugs: replayed with MCCC_FUZZ_STRICT=1 by the fuzz.regression.* tests, which fail

@@ -15,7 +15,12 @@
 //     slot, and both messages arrive;
 //   - Subscribe, Unsubscribe and ResetStatistics called from the interrupt while the main loop
 //     is inside the same calls (configurations with a critical section): nothing hangs, every
-//     subscription made is removed and reclaimed, every message published is delivered.
+//     subscription made is removed and reclaimed, every message published is delivered;
+//   - loans (a bus whose pool of scan blocks is a member, in the same static arena): loan, fill
+//     in place, publish, delivery of the block itself; pool admission by priority in every
+//     mode; a publish refused by the ring leaves the loan intact; the block back after its
+//     dispatch; Retain beyond the callback, copies, Reset, release from the interrupt; and an
+//     interrupt loaning and publishing while the main loop loans, publishes and consumes.
 // Each case runs on every configuration below (RunConfiguration):
 //   single_core                the bare-metal defaults for one core: compact envelopes, a HIGH
 //                              lane, the PRIMASK critical section, 32-bit positions
@@ -27,6 +32,7 @@
 // FAIL; exit status = number of failures.
 #include <mccc/mccc.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -113,16 +119,39 @@ struct FullEnvelopeTraits : SingleCoreTraits {
   static constexpr bool kCompactEnvelope = false;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Loans: a scan too large for a ring slot travels by loan from a pool inside the bus
+// ---------------------------------------------------------------------------------------------
+constexpr std::uint32_t kScanRanges = 32U;
+struct Scan {
+  std::uint16_t stream;  // which producer made it (kMainStream, kIsrStream, kIsrHighStream)
+  std::uint16_t spare;
+  std::uint32_t sequence;  // per stream: 0, 1, 2, ...
+  std::uint16_t ranges[kScanRanges];
+};
+using LoanPayload = std::variant<Sample, Command, Status, mccc::Loaned<Scan>>;
+/// Five blocks: LOW, MEDIUM and HIGH limits all differ (3, 4, 5).
+constexpr std::uint32_t kScanBlocks = 5U;
+
+/// A configuration's traits plus the scan pool (the bus's LoanBus).
+template <typename Base>
+struct WithScanPool : Base {
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, kScanBlocks>>;
+};
+
 struct SingleCore {
   using Bus = mccc::AsyncBus<Payload, SingleCoreTraits>;
+  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<SingleCoreTraits>>;
   static constexpr const char* kName = "single_core";
 };
 struct NoHighLane {
   using Bus = mccc::AsyncBus<Payload, NoHighLaneTraits>;
+  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<NoHighLaneTraits>>;
   static constexpr const char* kName = "single_core_no_high_lane";
 };
 struct FullEnvelope {
   using Bus = mccc::AsyncBus<Payload, FullEnvelopeTraits>;
+  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<FullEnvelopeTraits>>;
   static constexpr const char* kName = "single_core_full_envelope";
 };
 
@@ -139,10 +168,12 @@ struct DefaultTraitsDepth64 : mccc::DefaultBusTraits {
 };
 struct ExclusiveAccess {
   using Bus = mccc::AsyncBus<Payload, ExclusiveAccessTraits>;
+  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<ExclusiveAccessTraits>>;
   static constexpr const char* kName = "single_core_ldrex_strex";
 };
 struct DefaultTraits {
   using Bus = mccc::AsyncBus<Payload, DefaultTraitsDepth64>;
+  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<DefaultTraitsDepth64>>;
   static constexpr const char* kName = "default_traits";
 };
 #endif
@@ -155,20 +186,23 @@ static_assert(!std::is_same_v<SingleCore::Bus::CriticalSection, mccc::NoCritical
               "a single-core bus on Cortex-M uses the PRIMASK critical section by default");
 
 // ---------------------------------------------------------------------------------------------
-// A fresh bus per case, in one static arena (no heap; one bus at a time fits a small RAM)
+// A fresh bus per case, in one static arena (no heap; one bus at a time fits a small RAM). The
+// loan buses hold their pools, so a pool lives in the same static RAM.
 // ---------------------------------------------------------------------------------------------
 template <typename... Configs>
 struct ArenaFor {
   static constexpr std::size_t kBytes = [] {
     std::size_t largest = 0U;
-    for (const std::size_t size : {sizeof(typename Configs::Bus)...}) {
+    for (const std::size_t size :
+         {sizeof(typename Configs::Bus)..., sizeof(typename Configs::LoanBus)...}) {
       largest = size > largest ? size : largest;
     }
     return largest;
   }();
   static constexpr std::size_t kAlign = [] {
     std::size_t largest = 1U;
-    for (const std::size_t align : {alignof(typename Configs::Bus)...}) {
+    for (const std::size_t align :
+         {alignof(typename Configs::Bus)..., alignof(typename Configs::LoanBus)...}) {
       largest = align > largest ? align : largest;
     }
     return largest;
@@ -200,7 +234,7 @@ class FreshBus {
 // ---------------------------------------------------------------------------------------------
 // Error callback: counts per BusError (it may run in the interrupt handler, hence the mask)
 // ---------------------------------------------------------------------------------------------
-constexpr std::size_t kErrorKinds = 8U;
+constexpr std::size_t kErrorKinds = static_cast<std::size_t>(BusError::kLoanRefused) + 1U;
 volatile std::uint32_t g_error_count[kErrorKinds];
 volatile std::uint64_t g_error_last_id[kErrorKinds];
 
@@ -1279,6 +1313,652 @@ void ControlCallsFromTheInterrupt() {
   }
 }
 
+// =============================================================================================
+// Loans
+// =============================================================================================
+
+/// The scan pool's limits, derived here by counting from the bus's percentages: LOW and MEDIUM
+/// as the ring's, MEDIUM leaving at least one block that only HIGH may take.
+template <typename Bus>
+struct ScanLimits {
+  using Admission = typename Bus::Admission;
+  static constexpr std::uint32_t Min(std::uint32_t a, std::uint32_t b) { return a < b ? a : b; }
+  static constexpr std::uint32_t kMedium =
+      Min(FirstOccupancyAtPercent(kScanBlocks, Admission::kMediumPercent), kScanBlocks - 1U);
+  static constexpr std::uint32_t kLow =
+      Min(FirstOccupancyAtPercent(kScanBlocks, Admission::kLowPercent), kMedium);
+  static constexpr std::uint32_t kHigh = kScanBlocks;
+};
+
+std::uint16_t RangeFor(std::uint16_t stream, std::uint32_t sequence, std::uint32_t i) noexcept {
+  return static_cast<std::uint16_t>(sequence * 31U + i * 7U + stream);
+}
+
+void FillScan(Scan& scan, std::uint16_t stream, std::uint32_t sequence) noexcept {
+  scan.stream = stream;
+  scan.spare = 0U;
+  scan.sequence = sequence;
+  for (std::uint32_t i = 0U; i < kScanRanges; ++i) {
+    scan.ranges[i] = RangeFor(stream, sequence, i);
+  }
+}
+
+bool ScanIntact(const Scan& scan) noexcept {
+  for (std::uint32_t i = 0U; i < kScanRanges; ++i) {
+    if (scan.ranges[i] != RangeFor(scan.stream, scan.sequence, i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+template <typename Bus>
+std::uint32_t BlocksInUse(const Bus& bus) noexcept {
+  return bus.template GetLoanStatistics<Scan>().in_use;
+}
+
+/// What the scan subscriber saw.
+struct ScanLog {
+  static constexpr std::uint32_t kCapacity = 16U;
+  const Scan* address[kCapacity];
+  std::uint32_t sequence[kCapacity];
+  MessagePriority priority[kCapacity];
+  std::uint32_t size;
+  std::uint32_t corrupted;
+  std::uint32_t lost;
+
+  void Add(const Scan& scan, const MessageHeader& header) noexcept {
+    corrupted += ScanIntact(scan) ? 0U : 1U;
+    if (size < kCapacity) {
+      address[size] = &scan;
+      sequence[size] = scan.sequence;
+      priority[size] = header.priority;
+      ++size;
+    } else {
+      ++lost;
+    }
+  }
+};
+ScanLog g_scan_log;
+
+/// Visitor for the loan bus: scans into g_scan_log, everything else counted.
+struct ScanRecorder {
+  std::uint32_t* others;
+  void operator()(const Scan& scan, const MessageHeader& header) const noexcept {
+    g_scan_log.Add(scan, header);
+  }
+  template <typename T>
+  void operator()(const T&) const noexcept {
+    ++*others;
+  }
+};
+
+/// Loan, fill in place, publish, deliver: the subscriber is given the block the producer
+/// filled (no copy), at the loan's priority; the block is back once the message is dispatched,
+/// and a loan given back unpublished returns its block too.
+template <typename Config>
+void LoanFillPublishDeliver() {
+  using Bus = typename Config::LoanBus;
+  using Pool = typename Bus::template LoanPoolOf<Scan>;
+  using SL = ScanLimits<Bus>;
+  CHECK_EQ(Pool::kCapacity, kScanBlocks);
+  CHECK_EQ(Pool::Admission::kLowLimit, SL::kLow);
+  CHECK_EQ(Pool::Admission::kMediumLimit, SL::kMedium);
+  CHECK_EQ(Pool::Admission::kHighLimit, SL::kHigh);
+  CHECK_EQ(Pool::Admission::kHighReserve, SL::kHigh - SL::kMedium);
+  CHECK(SL::kLow < SL::kMedium && SL::kMedium < SL::kHigh);
+  // A slot carries a handle, not the scan.
+  CHECK(Bus::SlotBytes() < sizeof(Scan));
+
+  FreshBus<Bus> fresh;
+  Bus& bus = *fresh;
+  ClearErrors();
+  bus.SetErrorCallback(&RecordError);
+  g_scan_log = ScanLog{};
+  const mccc::SubscriptionHandle handle = bus.template Subscribe<Scan>(
+      [](const Scan& scan, const MessageHeader& header) { g_scan_log.Add(scan, header); });
+  CHECK(handle.IsValid());
+  CHECK_EQ(BlocksInUse(bus), 0U);
+
+  mccc::MessageLoan<Scan> loan = bus.template Loan<Scan>(MessagePriority::kLow);
+  CHECK(static_cast<bool>(loan));
+  CHECK(loan.Priority() == MessagePriority::kLow);
+  const Scan* const block = loan.Get();
+  FillScan(*loan, kMainStream, 7U);
+  CHECK_EQ(BlocksInUse(bus), 1U);
+  CHECK(bus.Publish(std::move(loan), kMainSender));
+  CHECK(!loan);
+  CHECK_EQ(bus.QueueDepth(), 1U);
+  CHECK_EQ(BlocksInUse(bus), 1U);  // queued: the slot holds the block
+  CHECK_EQ(bus.ProcessBatch(), 1U);
+  CHECK_EQ(g_scan_log.size, 1U);
+  CHECK(g_scan_log.address[0] == block);  // the block itself: nothing was copied
+  CHECK_EQ(g_scan_log.sequence[0], 7U);
+  CHECK_EQ(g_scan_log.priority[0], MessagePriority::kLow);  // Publish used the loan's priority
+  CHECK_EQ(g_scan_log.corrupted, 0U);
+  CHECK_EQ(BlocksInUse(bus), 0U);  // back after the dispatch
+
+  // The visitor is given the scan as well; PublishWithPriority overrides the loan's priority.
+  loan = bus.template Loan<Scan>(MessagePriority::kMedium);
+  CHECK(static_cast<bool>(loan));
+  FillScan(*loan, kMainStream, 8U);
+  CHECK(bus.PublishWithPriority(std::move(loan), kMainSender, MessagePriority::kHigh));
+  std::uint32_t others = 0U;
+  CHECK_EQ(bus.ProcessBatchWith(ScanRecorder{&others}), 1U);
+  CHECK_EQ(g_scan_log.size, 2U);
+  CHECK_EQ(g_scan_log.sequence[1], 8U);
+  CHECK_EQ(g_scan_log.priority[1], MessagePriority::kHigh);
+  CHECK_EQ(others, 0U);
+  CHECK_EQ(BlocksInUse(bus), 0U);
+
+  // Unpublished loans return their blocks: Reset, and destruction.
+  loan = bus.template Loan<Scan>(MessagePriority::kHigh);
+  CHECK_EQ(BlocksInUse(bus), 1U);
+  loan.Reset();
+  CHECK(!loan);
+  CHECK_EQ(BlocksInUse(bus), 0U);
+  {
+    const mccc::MessageLoan<Scan> dropped = bus.template Loan<Scan>(MessagePriority::kHigh);
+    CHECK(static_cast<bool>(dropped));
+    CHECK_EQ(BlocksInUse(bus), 1U);
+  }
+  CHECK_EQ(BlocksInUse(bus), 0U);
+
+  const mccc::LoanPoolStatistics stats = bus.template GetLoanStatistics<Scan>();
+  CHECK_EQ(stats.capacity, kScanBlocks);
+  CHECK_EQ(stats.loans_granted, 4U);
+  CHECK_EQ(stats.high_water, 1U);
+  CHECK_EQ(stats.low_priority_refused + stats.medium_priority_refused + stats.high_priority_refused,
+           0U);
+  CHECK_EQ(Errors(BusError::kLoanRefused), 0U);
+  CHECK(bus.Unsubscribe(handle));
+}
+
+/// Takes loans of `priority` into `held` (from index `count` on) until the pool refuses one.
+template <typename Bus>
+std::uint32_t LoanUntilRefused(Bus& bus, MessagePriority priority,
+                               mccc::MessageLoan<Scan> (&held)[kScanBlocks],
+                               std::uint32_t& count) noexcept {
+  std::uint32_t granted = 0U;
+  while (count < kScanBlocks) {
+    mccc::MessageLoan<Scan> loan = bus.template Loan<Scan>(priority);
+    if (!loan) {
+      break;
+    }
+    FillScan(*loan, kMainStream, count);
+    held[count] = std::move(loan);
+    ++count;
+    ++granted;
+  }
+  return granted;
+}
+
+/// Pool admission by priority: LOW up to its limit, MEDIUM to its own, HIGH takes the reserve;
+/// refusals are counted per priority and reported as LOAN_REFUSED (msg_id 0). NO_STATS: the
+/// same limits, nothing counted. BARE_METAL: LOW takes the whole pool, nothing counted or
+/// reported. Every loan is published and delivered (HIGH first with a HIGH lane); every block
+/// comes back.
+template <typename Config>
+void LoanAdmissionByPriority() {
+  using Bus = typename Config::LoanBus;
+  using SL = ScanLimits<Bus>;
+  FreshBus<Bus> fresh;
+  Bus& bus = *fresh;
+  ClearErrors();
+  bus.SetErrorCallback(&RecordError);
+
+  mccc::MessageLoan<Scan> held[kScanBlocks];
+  std::uint32_t count = 0U;
+  CHECK_EQ(LoanUntilRefused(bus, MessagePriority::kLow, held, count), SL::kLow);
+  CHECK_EQ(Errors(BusError::kLoanRefused), 1U);
+  CHECK_EQ(LastErrorId(BusError::kLoanRefused), 0U);
+  CHECK_EQ(LoanUntilRefused(bus, MessagePriority::kMedium, held, count), SL::kMedium - SL::kLow);
+  CHECK(!bus.template Loan<Scan>(MessagePriority::kLow));
+  CHECK_EQ(LoanUntilRefused(bus, MessagePriority::kHigh, held, count), SL::kHigh - SL::kMedium);
+  CHECK_EQ(count, kScanBlocks);
+  CHECK(!bus.template Loan<Scan>(MessagePriority::kHigh));  // the pool is empty
+  CHECK_EQ(Errors(BusError::kLoanRefused), 4U);
+
+  mccc::LoanPoolStatistics pool = bus.template GetLoanStatistics<Scan>();
+  CHECK_EQ(pool.in_use, kScanBlocks);
+  CHECK_EQ(pool.high_water, kScanBlocks);
+  CHECK_EQ(pool.loans_granted, kScanBlocks);
+  CHECK_EQ(pool.low_priority_refused, 2U);
+  CHECK_EQ(pool.medium_priority_refused, 1U);
+  CHECK_EQ(pool.high_priority_refused, 1U);
+  BusStatisticsSnapshot s = bus.GetStatistics();
+  CHECK_EQ(s.loans_granted, kScanBlocks);
+  CHECK_EQ(s.low_priority_loans_refused, 2U);
+  CHECK_EQ(s.medium_priority_loans_refused, 1U);
+  CHECK_EQ(s.high_priority_loans_refused, 1U);
+  CHECK_EQ(s.loan_blocks_in_use, kScanBlocks);
+
+  // Published at their loans' priorities; delivered HIGH first when HIGH has a lane.
+  for (mccc::MessageLoan<Scan>& loan : held) {
+    CHECK(bus.Publish(std::move(loan), kMainSender));
+  }
+  CHECK_EQ(BlocksInUse(bus), kScanBlocks);
+  g_scan_log = ScanLog{};
+  std::uint32_t others = 0U;
+  while (bus.ProcessBatchWith(ScanRecorder{&others}) != 0U) {
+  }
+  CHECK_EQ(g_scan_log.size, kScanBlocks);
+  CHECK_EQ(g_scan_log.corrupted, 0U);
+  const std::uint32_t high = SL::kHigh - SL::kMedium;
+  for (std::uint32_t i = 0U; i < g_scan_log.size; ++i) {
+    std::uint32_t expected = i;
+    if (Bus::kHighQueueDepth > 0U) {
+      expected = i < high ? SL::kMedium + i : i - high;
+    }
+    if (!CHECK_EQ(g_scan_log.sequence[i], expected)) {
+      break;
+    }
+  }
+  CHECK_EQ(BlocksInUse(bus), 0U);
+
+  // NO_STATS: the same limits, refusals reported, nothing counted.
+  bus.SetPerformanceMode(PerformanceMode::kNoStats);
+  count = 0U;
+  CHECK_EQ(LoanUntilRefused(bus, MessagePriority::kLow, held, count), SL::kLow);
+  CHECK_EQ(LoanUntilRefused(bus, MessagePriority::kHigh, held, count), SL::kHigh - SL::kLow);
+  CHECK_EQ(Errors(BusError::kLoanRefused), 5U);  // the LOW refusal
+  pool = bus.template GetLoanStatistics<Scan>();
+  CHECK_EQ(pool.loans_granted, kScanBlocks);
+  CHECK_EQ(pool.low_priority_refused + pool.medium_priority_refused + pool.high_priority_refused,
+           4U);
+  for (mccc::MessageLoan<Scan>& loan : held) {
+    loan.Reset();
+  }
+  CHECK_EQ(BlocksInUse(bus), 0U);
+
+  // BARE_METAL: any priority up to the whole pool; nothing counted or reported.
+  bus.SetPerformanceMode(PerformanceMode::kBareMetal);
+  count = 0U;
+  CHECK_EQ(LoanUntilRefused(bus, MessagePriority::kLow, held, count), kScanBlocks);
+  CHECK(!bus.template Loan<Scan>(MessagePriority::kHigh));
+  CHECK_EQ(Errors(BusError::kLoanRefused), 5U);
+  pool = bus.template GetLoanStatistics<Scan>();
+  CHECK_EQ(pool.loans_granted, kScanBlocks);
+  CHECK_EQ(pool.in_use, kScanBlocks);
+  for (mccc::MessageLoan<Scan>& loan : held) {
+    loan.Reset();
+  }
+  CHECK_EQ(BlocksInUse(bus), 0U);
+  bus.SetPerformanceMode(PerformanceMode::kFullFeatured);
+
+  // ResetStatistics: counters zero, the high-water mark restarts from the blocks in use.
+  held[0] = bus.template Loan<Scan>(MessagePriority::kMedium);
+  bus.ResetStatistics();
+  pool = bus.template GetLoanStatistics<Scan>();
+  CHECK_EQ(pool.loans_granted, 0U);
+  CHECK_EQ(pool.high_water, 1U);
+  held[0].Reset();
+  s = bus.GetStatistics();
+  CHECK_EQ(s.loans_granted, 0U);
+  CHECK_EQ(s.loan_blocks_in_use, 0U);
+}
+
+/// A publish the ring refuses leaves the loan with the caller, intact; published later it is
+/// delivered. An empty loan is refused as INVALID_MESSAGE.
+template <typename Config>
+void RefusedPublishKeepsTheLoan() {
+  using Bus = typename Config::LoanBus;
+  using L = Limits<Bus>;
+  FreshBus<Bus> fresh;
+  Bus& bus = *fresh;
+  ClearErrors();
+  bus.SetErrorCallback(&RecordError);
+  g_scan_log = ScanLog{};
+  const mccc::SubscriptionHandle handle = bus.template Subscribe<Scan>(
+      [](const Scan& scan, const MessageHeader& header) { g_scan_log.Add(scan, header); });
+
+  std::uint32_t sequence = 0U;
+  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), L::kLow);
+  mccc::MessageLoan<Scan> loan = bus.template Loan<Scan>(MessagePriority::kLow);
+  CHECK(static_cast<bool>(loan));
+  const Scan* const block = loan.Get();
+  FillScan(*loan, kMainStream, 42U);
+  const std::uint32_t full_before = Errors(BusError::kQueueFull);
+  CHECK(!bus.Publish(std::move(loan), kMainSender));
+  CHECK_EQ(Errors(BusError::kQueueFull), full_before + 1U);
+  CHECK(static_cast<bool>(loan));  // still the caller's, untouched
+  CHECK(loan.Get() == block);
+  CHECK(ScanIntact(*loan) && loan->sequence == 42U);
+  CHECK_EQ(BlocksInUse(bus), 1U);
+
+  CHECK_EQ(Drain(bus), L::kLow);
+  CHECK(bus.Publish(std::move(loan), kMainSender));
+  CHECK_EQ(bus.ProcessBatch(), 1U);
+  CHECK_EQ(g_scan_log.size, 1U);
+  CHECK(g_scan_log.address[0] == block);
+  CHECK_EQ(g_scan_log.sequence[0], 42U);
+  CHECK_EQ(g_scan_log.corrupted, 0U);
+  CHECK_EQ(BlocksInUse(bus), 0U);
+
+  // The loan is empty now (moved into the ring): publishing it again is INVALID_MESSAGE.
+  const std::uint32_t invalid_before = Errors(BusError::kInvalidMessage);
+  CHECK(!bus.Publish(std::move(loan), kMainSender));
+  CHECK_EQ(Errors(BusError::kInvalidMessage), invalid_before + 1U);
+  CHECK_EQ(bus.QueueDepth(), 0U);
+  CHECK(bus.Unsubscribe(handle));
+}
+
+/// Retained handles: the subscriber keeps the scan beyond its callback (bus.Retain); the block
+/// stays out of the pool until the last handle goes; copies share it; an interrupt releases one.
+mccc::Retained<Scan> g_kept_scan;
+volatile std::uint32_t g_kept_released_in_interrupt = 0U;
+
+void ReleaseKeptScanInInterrupt() noexcept {
+  if (g_kept_scan) {
+    g_kept_scan.Reset();
+    g_kept_released_in_interrupt = g_kept_released_in_interrupt + 1U;
+  }
+}
+
+template <typename Config>
+void RetainBeyondTheCallback() {
+  using Bus = typename Config::LoanBus;
+  FreshBus<Bus> fresh;
+  Bus& bus = *fresh;
+  static Bus* subscriber_bus = nullptr;
+  subscriber_bus = &bus;
+  const mccc::SubscriptionHandle handle = bus.template Subscribe<Scan>(
+      [](const Scan& scan) { g_kept_scan = subscriber_bus->Retain(scan); });
+
+  mccc::MessageLoan<Scan> loan = bus.template Loan<Scan>(MessagePriority::kMedium);
+  const Scan* const block = loan.Get();
+  FillScan(*loan, kMainStream, 5U);
+  CHECK(bus.Publish(std::move(loan), kMainSender));
+  CHECK_EQ(bus.ProcessBatch(), 1U);
+  CHECK(static_cast<bool>(g_kept_scan));
+  CHECK(g_kept_scan.Get() == block);
+  CHECK_EQ(BlocksInUse(bus), 1U);  // retained: not back in the pool
+
+  // The retained block is not handed out again while the other blocks are.
+  mccc::MessageLoan<Scan> held[kScanBlocks];
+  std::uint32_t count = 0U;
+  CHECK_EQ(LoanUntilRefused(bus, MessagePriority::kHigh, held, count), kScanBlocks - 1U);
+  for (std::uint32_t i = 0U; i < count; ++i) {
+    CHECK(held[i].Get() != block);
+  }
+  CHECK(ScanIntact(*g_kept_scan) && g_kept_scan->sequence == 5U);
+  for (mccc::MessageLoan<Scan>& l : held) {
+    l.Reset();
+  }
+
+  // A copy shares the block: it returns when the last handle goes.
+  mccc::Retained<Scan> copy = g_kept_scan;
+  CHECK(copy.Get() == block);
+  g_kept_scan.Reset();
+  CHECK(!g_kept_scan);
+  CHECK_EQ(BlocksInUse(bus), 1U);
+  CHECK(ScanIntact(*copy));
+  copy.Reset();
+  CHECK_EQ(BlocksInUse(bus), 0U);
+
+  // Retain of a copy of the message (not in a block) is empty.
+  Scan outside{};
+  FillScan(outside, kMainStream, 1U);
+  CHECK(!bus.Retain(outside));
+
+  // Released by the interrupt handler.
+  loan = bus.template Loan<Scan>(MessagePriority::kLow);
+  FillScan(*loan, kMainStream, 6U);
+  CHECK(bus.Publish(std::move(loan), kMainSender));
+  CHECK_EQ(bus.ProcessBatch(), 1U);
+  CHECK_EQ(BlocksInUse(bus), 1U);
+  g_kept_released_in_interrupt = 0U;
+  mcu::systick::SetHook(&ReleaseKeptScanInInterrupt);
+  mcu::systick::Pend();
+  mcu::systick::SetHook(nullptr);
+  CHECK_EQ(g_kept_released_in_interrupt, 1U);
+  CHECK(!g_kept_scan);
+  CHECK_EQ(BlocksInUse(bus), 0U);
+  CHECK(bus.Unsubscribe(handle));
+  subscriber_bus = nullptr;
+}
+
+/// The interrupt side of the concurrent loan case: one loan attempt per SysTick interrupt,
+/// MEDIUM (kIsrStream) and every third HIGH (kIsrHighStream), filled and published in the
+/// handler; a loan the ring refuses is kept and published again at the next interrupt. It also
+/// releases the retained scan the consumer hands over.
+constexpr std::uint32_t kIsrScans = 200U;
+constexpr std::uint32_t kLoanTickPeriodCycles = 2000U;
+constexpr std::uint32_t kMainScans = 300U;
+
+template <typename Bus>
+struct TickLoaner {
+  static inline Bus* bus = nullptr;
+  static inline mccc::MessageLoan<Scan> pending;  // refused by the ring: retried
+  static inline volatile std::uint32_t next[kStreams];
+  static inline volatile std::uint32_t attempts = 0U;
+  static inline volatile std::uint32_t published = 0U;
+  static inline volatile std::uint32_t loans_granted = 0U;
+  static inline volatile std::uint32_t refused_by_pool[mccc::kPriorityCount];
+  static inline volatile std::uint32_t refused_by_ring = 0U;
+  static inline volatile std::uint32_t released = 0U;
+  static inline volatile bool main_loaning = false;
+  static inline volatile bool main_consuming = false;
+  static inline volatile std::uint32_t during_main_loan = 0U;
+  static inline volatile std::uint32_t during_main_consume = 0U;
+  // The consumer hands a retained scan over; the interrupt releases it.
+  static inline mccc::Retained<Scan> handed_over;
+  static inline volatile bool handover_full = false;
+
+  static void Reset(Bus& target) noexcept {
+    bus = &target;
+    pending.Reset();
+    for (std::uint32_t i = 0U; i < kStreams; ++i) {
+      next[i] = 0U;
+    }
+    for (std::uint32_t i = 0U; i < mccc::kPriorityCount; ++i) {
+      refused_by_pool[i] = 0U;
+    }
+    attempts = 0U;
+    published = 0U;
+    loans_granted = 0U;
+    refused_by_ring = 0U;
+    released = 0U;
+    main_loaning = false;
+    main_consuming = false;
+    during_main_loan = 0U;
+    during_main_consume = 0U;
+    handed_over.Reset();
+    handover_full = false;
+  }
+
+  static void OnTick() noexcept {
+    if (handover_full) {
+      handed_over.Reset();
+      released = released + 1U;
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the reset before the flag
+      handover_full = false;
+    }
+    if (published >= kIsrScans) {
+      return;
+    }
+    if (main_loaning) {
+      during_main_loan = during_main_loan + 1U;
+    }
+    if (main_consuming) {
+      during_main_consume = during_main_consume + 1U;
+    }
+    if (!pending) {
+      const bool high = attempts % 3U == 2U;
+      attempts = attempts + 1U;
+      const MessagePriority priority = high ? MessagePriority::kHigh : MessagePriority::kMedium;
+      mccc::MessageLoan<Scan> loan = bus->template Loan<Scan>(priority);
+      if (!loan) {
+        const auto p = static_cast<std::size_t>(priority);
+        refused_by_pool[p] = refused_by_pool[p] + 1U;
+        return;
+      }
+      loans_granted = loans_granted + 1U;
+      const std::uint16_t stream = high ? kIsrHighStream : kIsrStream;
+      FillScan(*loan, stream, next[stream]);
+      pending = std::move(loan);
+    }
+    const std::uint16_t stream = pending->stream;
+    if (bus->Publish(std::move(pending), kIsrSender)) {
+      next[stream] = next[stream] + 1U;
+      published = published + 1U;
+    } else {
+      refused_by_ring = refused_by_ring + 1U;
+    }
+  }
+};
+
+/// Per stream, in delivery order: sequences 0, 1, 2, ... and every scan intact; every eighth
+/// scan is retained and handed to the interrupt, which releases it. Besides the timer's own
+/// interrupts, the interrupt is pended inside some main-loop loans and inside some batches, so
+/// that both interleavings happen on every run.
+template <typename Bus>
+struct ScanStreamChecker {
+  static inline std::uint32_t next[kStreams];
+  static inline std::uint32_t out_of_order = 0U;
+  static inline std::uint32_t corrupted = 0U;
+  static inline std::uint32_t retained = 0U;
+
+  static void Reset() noexcept {
+    for (std::uint32_t i = 0U; i < kStreams; ++i) {
+      next[i] = 0U;
+    }
+    out_of_order = 0U;
+    corrupted = 0U;
+    retained = 0U;
+  }
+
+  static void OnScan(const Scan& scan) noexcept {
+    using Loaner = TickLoaner<Bus>;
+    if (scan.stream == 0U || scan.stream >= kStreams || scan.sequence != next[scan.stream]) {
+      ++out_of_order;
+      return;
+    }
+    next[scan.stream] = scan.sequence + 1U;
+    corrupted += ScanIntact(scan) ? 0U : 1U;
+    if (scan.stream == kMainStream && scan.sequence % 16U == 9U) {
+      mcu::systick::Pend();  // an interrupt inside the batch, between the blocks' releases
+    }
+    if (scan.sequence % 8U == 0U && !Loaner::handover_full) {
+      Loaner::handed_over = Loaner::bus->Retain(scan);
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the handle before the flag
+      Loaner::handover_full = true;
+      ++retained;
+    }
+  }
+};
+
+template <typename Config>
+void InterruptLoansWhileMainLoansAndConsumes() {
+  using Bus = typename Config::LoanBus;
+  using Loaner = TickLoaner<Bus>;
+  using Checker = ScanStreamChecker<Bus>;
+  FreshBus<Bus> fresh;
+  Bus& bus = *fresh;
+  ClearErrors();
+  bus.SetErrorCallback(&RecordError);
+  Loaner::Reset(bus);
+  Checker::Reset();
+  const mccc::SubscriptionHandle handle =
+      bus.template Subscribe<Scan>([](const Scan& scan) { Checker::OnScan(scan); });
+
+  mcu::systick::SetHook(&Loaner::OnTick);
+  mcu::systick::Start(kLoanTickPeriodCycles);
+  std::uint32_t main_next = 0U;
+  std::uint32_t main_granted = 0U;
+  std::uint32_t main_refused_by_pool = 0U;
+  std::uint32_t main_refused_by_ring = 0U;
+  std::uint32_t iteration = 0U;
+  constexpr std::uint32_t kIterationBound = 1000000U;  // a stuck interrupt fails, not hangs
+  while ((Loaner::published < kIsrScans || main_next < kMainScans) && iteration < kIterationBound) {
+    const std::uint32_t burst = 1U + iteration % 4U;
+    ++iteration;
+    for (std::uint32_t k = 0U; k < burst && main_next < kMainScans; ++k) {
+      Loaner::main_loaning = true;
+      mccc::MessageLoan<Scan> loan = bus.template Loan<Scan>(MessagePriority::kLow);
+      if (!loan) {
+        Loaner::main_loaning = false;
+        ++main_refused_by_pool;
+        break;
+      }
+      ++main_granted;
+      FillScan(*loan, kMainStream, main_next);
+      if (main_next % 16U == 5U) {
+        mcu::systick::Pend();  // an interrupt while this loan is held, whatever the timing
+      }
+      const bool ok = bus.Publish(std::move(loan), kMainSender);
+      Loaner::main_loaning = false;
+      if (!ok) {
+        ++main_refused_by_ring;  // the loan goes back to the pool at the end of this scope
+        break;
+      }
+      ++main_next;
+    }
+    Loaner::main_consuming = true;
+    bus.ProcessBatch();
+    Loaner::main_consuming = false;
+  }
+  mcu::systick::Stop();
+  mcu::systick::SetHook(nullptr);
+  while (bus.ProcessBatch() != 0U) {
+  }
+  CHECK(iteration < kIterationBound);
+  CHECK(!Loaner::pending);  // the interrupt published everything it loaned
+  if (Loaner::handover_full) {
+    Loaner::handed_over.Reset();
+    Loaner::handover_full = false;
+  }
+
+  // Exactly once, in order, intact, per source; every block back.
+  CHECK_EQ(Checker::next[kMainStream], kMainScans);
+  CHECK_EQ(Checker::next[kIsrStream] + Checker::next[kIsrHighStream], kIsrScans);
+  CHECK_EQ(Checker::next[kIsrStream], Loaner::next[kIsrStream]);
+  CHECK_EQ(Checker::next[kIsrHighStream], Loaner::next[kIsrHighStream]);
+  CHECK_EQ(Checker::out_of_order, 0U);
+  CHECK_EQ(Checker::corrupted, 0U);
+  CHECK(Checker::retained > 0U);
+  CHECK_EQ(BlocksInUse(bus), 0U);
+  CHECK_EQ(bus.QueueDepth(), 0U);
+  // The interrupt really cut into the main loop's loans and batches.
+  CHECK(Loaner::during_main_loan > 0U);
+  CHECK(Loaner::during_main_consume > 0U);
+
+  // The pool's counters agree with what both producers saw.
+  const mccc::LoanPoolStatistics pool = bus.template GetLoanStatistics<Scan>();
+  CHECK_EQ(pool.loans_granted, main_granted + Loaner::loans_granted);
+  CHECK_EQ(Loaner::loans_granted, kIsrScans);
+  CHECK_EQ(main_granted, kMainScans + main_refused_by_ring);
+  CHECK_EQ(pool.low_priority_refused, main_refused_by_pool);
+  CHECK_EQ(pool.medium_priority_refused, Loaner::refused_by_pool[1]);
+  CHECK_EQ(pool.high_priority_refused, Loaner::refused_by_pool[2]);
+  CHECK_EQ(Errors(BusError::kLoanRefused),
+           main_refused_by_pool + Loaner::refused_by_pool[1] + Loaner::refused_by_pool[2]);
+  CHECK(pool.high_water <= kScanBlocks);
+  const BusStatisticsSnapshot s = bus.GetStatistics();
+  CHECK_EQ(s.messages_published, kMainScans + kIsrScans);
+  CHECK_EQ(s.messages_processed, kMainScans + kIsrScans);
+  CHECK_EQ(s.messages_dropped, main_refused_by_ring + Loaner::refused_by_ring);
+  CHECK(bus.Unsubscribe(handle));
+
+  mcu::Print("  scans: main ");
+  mcu::PrintUnsigned(kMainScans);
+  mcu::Print(", interrupts ");
+  mcu::PrintUnsigned(Loaner::attempts);
+  mcu::Print(" (");
+  mcu::PrintUnsigned(Loaner::during_main_loan);
+  mcu::Print(" inside a main loan or publish, ");
+  mcu::PrintUnsigned(Loaner::during_main_consume);
+  mcu::Print(" inside a batch); pool refused main ");
+  mcu::PrintUnsigned(main_refused_by_pool);
+  mcu::Print(", interrupt ");
+  mcu::PrintUnsigned(Loaner::refused_by_pool[1] + Loaner::refused_by_pool[2]);
+  mcu::Print("; retained and released by the interrupt ");
+  mcu::PrintUnsigned(Loaner::released);
+  mcu::Print("; high water ");
+  mcu::PrintUnsigned(pool.high_water);
+  mcu::Print("\n");
+}
+
 // ---------------------------------------------------------------------------------------------
 template <typename Config>
 void RunConfiguration() {
@@ -1295,6 +1975,13 @@ void RunConfiguration() {
                     &InterruptInsideHalfWrittenPublish<Config>);
   mcu_test::RunCase(name, "control calls from the interrupt",
                     &ControlCallsFromTheInterrupt<Config>);
+  mcu_test::RunCase(name, "loans: loan, fill, publish, deliver", &LoanFillPublishDeliver<Config>);
+  mcu_test::RunCase(name, "loans: pool admission by priority", &LoanAdmissionByPriority<Config>);
+  mcu_test::RunCase(name, "loans: a refused publish keeps the loan",
+                    &RefusedPublishKeepsTheLoan<Config>);
+  mcu_test::RunCase(name, "loans: retain beyond the callback", &RetainBeyondTheCallback<Config>);
+  mcu_test::RunCase(name, "loans: interrupt loans while main loans and consumes",
+                    &InterruptLoansWhileMainLoansAndConsumes<Config>);
 }
 
 template <typename Config>
@@ -1303,12 +1990,14 @@ void PrintSize() {
   mcu::Print(Config::kName);
   mcu::Print("=");
   mcu::PrintUnsigned(sizeof(typename Config::Bus));
+  mcu::Print("/");
+  mcu::PrintUnsigned(sizeof(typename Config::LoanBus));
 }
 
 }  // namespace
 
 int main() {
-  mcu::Print("mccc bare-metal suite, " MCU_SUITE_CORE_NAME "\nbus bytes:");
+  mcu::Print("mccc bare-metal suite, " MCU_SUITE_CORE_NAME "\nbus bytes (without/with loans):");
   PrintSize<SingleCore>();
   PrintSize<NoHighLane>();
   PrintSize<FullEnvelope>();

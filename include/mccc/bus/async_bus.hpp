@@ -39,6 +39,8 @@
 #include "mccc/detail/variant_traits.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
+#include "mccc/loans/loan_handles.hpp"
+#include "mccc/loans/loan_pools.hpp"
 #include "mccc/message.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
 #include "mccc/ring/producer_lane.hpp"
@@ -53,7 +55,13 @@ namespace mccc {
 /// @tparam PayloadVariant `std::variant<Msg1, Msg2, ...>` of the message types.
 /// @tparam Traits Per-bus configuration, derived from DefaultBusTraits.
 template <typename PayloadVariant, typename Traits = DefaultBusTraits>
-class AsyncBus {
+class AsyncBus
+    // The loan pools (Traits::LoanPools): an empty base, so no byte, for a bus without loans.
+    : private detail::LoanPoolSet<
+          typename Traits::LoanPools, Traits::kSingleCore,
+          std::conditional_t<Traits::kSingleCore, typename Traits::CriticalSection,
+                             NoCriticalSection>,
+          Traits::kCacheLineSize> {
   static_assert(detail::IsStdVariant<PayloadVariant>::value,
                 "mccc: AsyncBus<Payload>: Payload must be a std::variant<...> of message types");
   static_assert(std::variant_size_v<PayloadVariant> <= Traits::kMaxMessageTypes,
@@ -84,6 +92,22 @@ class AsyncBus {
   static_assert(detail::AllNothrowMovable<PayloadVariant>::value,
                 "mccc: every payload alternative must be nothrow move constructible (a claimed "
                 "slot must always be completed); mark the move constructor noexcept");
+  static_assert(detail::IsLoanPools<typename Traits::LoanPools>::value,
+                "mccc: Traits::LoanPools must be mccc::LoanPools<mccc::PoolOf<T, N>...>");
+  static_assert(
+      detail::LoanConfigurationChecks<PayloadVariant,
+                                      typename Traits::LoanPools>::kEveryLoanedHasOnePool,
+      "mccc: the payload variant lists mccc::Loaned<T> for a T that has no pool (or two): "
+      "add exactly one mccc::PoolOf<T, N> to Traits::LoanPools");
+  static_assert(
+      detail::LoanConfigurationChecks<PayloadVariant, typename Traits::LoanPools>::kEveryPoolIsUsed,
+      "mccc: Traits::LoanPools has a PoolOf<T, N> whose mccc::Loaned<T> is not an "
+      "alternative of the payload variant (its blocks would never be used): add "
+      "mccc::Loaned<T> to the variant or remove the pool");
+  static_assert(
+      detail::LoanConfigurationChecks<PayloadVariant, typename Traits::LoanPools>::kNoTypeBothWays,
+      "mccc: the payload variant lists both T and mccc::Loaned<T>; a type travels either "
+      "inline or by loan, so keep one of the two");
 
  public:
   using Payload = PayloadVariant;  ///< The payload variant.
@@ -218,15 +242,17 @@ class AsyncBus {
   /// @brief Registers `callback` for messages of type T. The callback may take
   /// `(const MessageEnvelope<Payload>&)`, `(const T&, const MessageHeader&)` or `(const T&)`,
   /// and may return void or bool (false counts as a processing error). It runs on the consumer
-  /// thread. Returns an invalid handle (callback_id == size_t(-1)) when T already has
-  /// kMaxCallbacksPerType subscribers. Thread-safe; may be called from inside a callback (the
-  /// new subscriber may or may not see the message being dispatched, and sees all later ones).
+  /// thread. For a T that travels by loan (`Loaned<T>` in the variant) the callback gets the
+  /// `const T&` in the pool block, shared by every subscriber; Retain(message) keeps it. Returns an
+  /// invalid handle (callback_id == size_t(-1)) when T already has kMaxCallbacksPerType
+  /// subscribers. Thread-safe; may be called from inside a callback (the new subscriber may or may
+  /// not see the message being dispatched, and sees all later ones).
   template <typename T, typename F>
   SubscriptionHandle Subscribe(F&& callback) noexcept {
-    static_assert(detail::kIsAlternative<T, Payload>,
+    static_assert(detail::kIsAlternative<AlternativeFor<T>, Payload>,
                   "mccc: Subscribe<T>: T is not an alternative of the bus payload variant; "
                   "subscribe to one of the std::variant's types or add T to it");
-    constexpr std::size_t kIndex = detail::AlternativeIndex<T, Payload>::value;
+    constexpr std::size_t kIndex = detail::AlternativeIndex<AlternativeFor<T>, Payload>::value;
     using Fn = std::decay_t<F>;
     if constexpr (std::is_invocable_v<Fn&, const Envelope&>) {
       static_assert(!kCompactEnvelope,
@@ -237,7 +263,7 @@ class AsyncBus {
       return AddCallback<detail::EnvelopeCallbackAdapter<Envelope, Fn>>(kIndex,
                                                                         std::forward<F>(callback));
     } else {
-      static_assert(detail::kHandlesType<Fn, T>,
+      static_assert(detail::kHandlesType<Fn, AlternativeFor<T>>,
                     "mccc: Subscribe<T>: the callback must be callable as f(const "
                     "MessageEnvelope<Payload>&), f(const T&, const MessageHeader&) or f(const T&)");
       return AddCallback<detail::TypedCallbackAdapter<kIndex, Delivered, Fn>>(
@@ -264,21 +290,22 @@ class AsyncBus {
   /// @brief Live subscribers of T (snapshot). Thread-safe.
   template <typename T>
   std::size_t SubscriberCount() const noexcept {
-    static_assert(detail::kIsAlternative<T, Payload>,
+    static_assert(detail::kIsAlternative<AlternativeFor<T>, Payload>,
                   "mccc: SubscriberCount<T>: T is not an alternative of the bus payload variant");
-    return table_.CountActive(detail::AlternativeIndex<T, Payload>::value);
+    return table_.CountActive(detail::AlternativeIndex<AlternativeFor<T>, Payload>::value);
   }
 
   // -------------------------------------------------------------------------------------------
   // Publishing: thread-safe, lock-free (wait-free with kSingleProducer), never allocates.
   // -------------------------------------------------------------------------------------------
 
-  /// @brief Publishes `message` with MEDIUM priority, timestamped by the bus clock. Returns
-  /// false when not admitted; `message` is then left untouched (not moved from).
+  /// @brief Publishes `message` with MEDIUM priority (a MessageLoan: the priority it was
+  /// loaned at), timestamped by the bus clock. Returns false when not admitted; `message` is then
+  /// left untouched (not moved from; a loan stays with the caller, to retry or drop).
   template <typename T>
   bool Publish(T&& message, uint32_t sender_id) noexcept {
-    return PublishTimestamped(CurrentProducer(), std::forward<T>(message), sender_id,
-                              MessagePriority::kMedium);
+    const MessagePriority priority = DefaultPriorityOf(message);
+    return PublishTimestamped(CurrentProducer(), std::forward<T>(message), sender_id, priority);
   }
 
   /// @brief Publishes with an explicit priority (see Admission for the thresholds). Returns
@@ -290,7 +317,7 @@ class AsyncBus {
   }
 
   /// @brief Publishes with a caller-supplied timestamp: no clock read. Otherwise as
-  /// PublishWithPriority (MEDIUM unless given).
+  /// PublishWithPriority (MEDIUM unless given; a loan's own priority for a loan).
   template <typename T>
   bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
                    MessagePriority priority = MessagePriority::kMedium) noexcept {
@@ -301,6 +328,13 @@ class AsyncBus {
                   "false or a real clock in the bus traits");
     return PublishImpl(CurrentProducer(), std::forward<T>(message), sender_id, priority,
                        detail::GivenStamp(timestamp_us));
+  }
+
+  /// @brief PublishFast of a loan without a priority: the priority it was loaned at.
+  template <typename T>
+  bool PublishFast(MessageLoan<T>&& loan, uint32_t sender_id, uint64_t timestamp_us) noexcept {
+    const MessagePriority priority = loan.Priority();
+    return PublishFast(std::move(loan), sender_id, timestamp_us, priority);
   }
 
   /// @brief Constructs a T from `args` directly inside the slot (no temporary when T's
@@ -324,6 +358,76 @@ class AsyncBus {
   uint32_t PublishBatch(const T* messages, uint32_t count, uint32_t sender_id,
                         MessagePriority priority = MessagePriority::kMedium) noexcept {
     return PublishBatchBy(CurrentProducer(), messages, count, sender_id, priority);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Loans: large messages built in a pool block; only a handle travels through the ring.
+  // -------------------------------------------------------------------------------------------
+
+  /// @brief The pool of loaned message type T (LoanPool: kCapacity, Admission, BlockBytes()).
+  template <typename T>
+  using LoanPoolOf =
+      typename detail::LoanPoolSet<typename Traits::LoanPools, Traits::kSingleCore, CriticalSection,
+                                   Traits::kCacheLineSize>::template PoolType<T>;
+
+  /// @brief Takes a block of T's pool and builds a T in it from `args` (no arguments:
+  /// default-initialised, so a large buffer is not zeroed first). Fill it through the loan, then
+  /// Publish(std::move(loan), sender_id). Pool admission is by `priority` (LoanAdmission: LOW
+  /// refused first, a reserve kept for HIGH; BARE_METAL admits up to the whole pool); Publish
+  /// then admits the handle into the ring by its own priority, the loan's unless given. Returns an
+  /// empty loan, counts the refusal and reports LOAN_REFUSED (msg_id 0) when the pool refuses;
+  /// an empty loan and INVALID_MESSAGE when `priority` is not an enumerator. Thread-safe,
+  /// lock-free, never allocates.
+  template <typename T, typename... Args>
+  MessageLoan<T> Loan(MessagePriority priority, Args&&... args) noexcept {
+    static_assert(kTravelsByLoan<T>,
+                  "mccc: Loan<T>: T does not travel by loan on this bus; list mccc::Loaned<T> in "
+                  "the payload variant and mccc::PoolOf<T, N> in Traits::LoanPools, or publish T "
+                  "inline with Publish");
+    const auto priority_index = static_cast<std::size_t>(priority);
+    const PerformanceMode mode = LoadMode();
+    if (MCCC_UNLIKELY(priority_index >= kPriorityCount)) {
+      ReportError(mode, BusError::kInvalidMessage, 0U);
+      return MessageLoan<T>{};
+    }
+    using Pool = LoanPoolOf<T>;
+    const uint32_t limit =
+        mode == PerformanceMode::kBareMetal ? Pool::kCapacity : Pool::Admission::LimitFor(priority);
+    auto& pool = this->template PoolFor<T>();
+    if (MCCC_UNLIKELY(IsConsumerInBatch()) && pool.HasReleased()) {
+      // A callback loaning from a pool whose blocks this batch released (a relay forwarding
+      // what it receives): they return now instead of at the batch end.
+      pool.ReturnReleased();
+    }
+    MessageLoan<T> loan = pool.TryLoan(priority, limit, mode == PerformanceMode::kFullFeatured,
+                                       std::forward<Args>(args)...);
+    if (MCCC_UNLIKELY(!loan)) {
+      ReportError(mode, BusError::kLoanRefused, 0U);
+    }
+    return loan;
+  }
+
+  /// @brief A reference-counted read-only handle to the loaned message `message` refers to, to
+  /// keep it beyond the callback (a map a planner keeps); its block returns to the pool when the
+  /// last handle goes, on whichever thread. Empty when `message` is not a loaned message of this
+  /// bus that is alive (e.g. a copy). Call it while your reference is valid: inside the callback,
+  /// or through a Retained you hold. Thread-safe, lock-free.
+  template <typename T>
+  Retained<T> Retain(const T& message) noexcept {
+    static_assert(kTravelsByLoan<T>,
+                  "mccc: Retain(message): this message type does not travel by loan on this bus, "
+                  "so its callbacks see a slot that is reused after them; copy the message to keep "
+                  "it");
+    return this->template PoolFor<T>().Retain(message);
+  }
+
+  /// @brief The counters of T's pool (capacity, in use, high-water mark, granted, refused per
+  /// priority; the counters count in FULL_FEATURED only). Thread-safe.
+  template <typename T>
+  LoanPoolStatistics GetLoanStatistics() const noexcept {
+    static_assert(kTravelsByLoan<T>,
+                  "mccc: GetLoanStatistics<T>: T does not travel by loan on this bus");
+    return this->template PoolFor<T>().Statistics();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -367,8 +471,9 @@ class AsyncBus {
     /// @brief As AsyncBus::Publish.
     template <typename T>
     bool Publish(T&& message, uint32_t sender_id) noexcept {
-      return bus_ != nullptr && bus_->PublishTimestamped(index_, std::forward<T>(message),
-                                                         sender_id, MessagePriority::kMedium);
+      const MessagePriority priority = DefaultPriorityOf(message);
+      return bus_ != nullptr &&
+             bus_->PublishTimestamped(index_, std::forward<T>(message), sender_id, priority);
     }
 
     /// @brief As AsyncBus::PublishWithPriority.
@@ -386,6 +491,13 @@ class AsyncBus {
                     "mccc: PublishFast: this bus stores no timestamp (see AsyncBus::PublishFast)");
       return bus_ != nullptr && bus_->PublishImpl(index_, std::forward<T>(message), sender_id,
                                                   priority, detail::GivenStamp(timestamp_us));
+    }
+
+    /// @brief As AsyncBus::PublishFast of a loan (the priority it was loaned at).
+    template <typename T>
+    bool PublishFast(MessageLoan<T>&& loan, uint32_t sender_id, uint64_t timestamp_us) noexcept {
+      const MessagePriority priority = loan.Priority();
+      return PublishFast(std::move(loan), sender_id, timestamp_us, priority);
     }
 
     /// @brief As AsyncBus::PublishEmplace.
@@ -433,6 +545,9 @@ class AsyncBus {
   template <typename T, typename... Args>
   bool PublishEmplaceBy(uint32_t producer, uint32_t sender_id, MessagePriority priority,
                         Args&&... args) noexcept {
+    static_assert(!kTravelsByLoan<T> && !detail::LoanedTraits<T>::kIsLoaned,
+                  "mccc: PublishEmplace<T>: T travels by loan on this bus; build it in a pool "
+                  "block with bus.Loan<T>(priority, args...) and Publish(std::move(loan), sender)");
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: PublishEmplace<T>: T is not an alternative of the bus payload variant; "
                   "publish one of the std::variant's types or add T to it");
@@ -455,6 +570,10 @@ class AsyncBus {
   template <typename T>
   uint32_t PublishBatchBy(uint32_t producer, const T* messages, uint32_t count, uint32_t sender_id,
                           MessagePriority priority) noexcept {
+    static_assert(!kTravelsByLoan<T> && !detail::LoanedTraits<T>::kIsLoaned &&
+                      !detail::MessageLoanTraits<T>::kIsLoan,
+                  "mccc: PublishBatch: loans are unique and are published one by one with "
+                  "Publish(std::move(loan), sender); PublishBatch copies inline messages");
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: PublishBatch<T>: T is not an alternative of the bus payload variant; "
                   "publish one of the std::variant's types or add T to it");
@@ -541,7 +660,9 @@ class AsyncBus {
       errors += table_.Dispatch(message, [this, mode](uint64_t msg_id) noexcept {
         ReportError(mode, BusError::kProcessingError, msg_id);
       });
+      ReleaseLoaned(stored.payload);
     });
+    ReturnReleasedBlocks();
     table_.EndBatch();
     FinishBatch(mode, processed, errors);
     return processed;
@@ -572,7 +693,9 @@ class AsyncBus {
             ++errors;
             ReportError(mode, BusError::kProcessingError, message.header.msg_id);
           }
+          ReleaseLoaned(stored.payload);
         });
+    ReturnReleasedBlocks();
     FinishBatch(mode, processed, errors);
     return processed;
   }
@@ -772,14 +895,25 @@ class AsyncBus {
     return LoadMode();
   }
 
-  /// @brief Counters since construction or the last ResetStatistics (FULL_FEATURED only counts).
+  /// @brief Counters since construction or the last ResetStatistics (FULL_FEATURED only counts),
+  /// the loan pools' included (summed over the pools; GetLoanStatistics<T> has each one's).
   BusStatisticsSnapshot GetStatistics() const noexcept {
-    return stats_.Snapshot();
+    BusStatisticsSnapshot snapshot = stats_.Snapshot();
+    LoanPoolStatistics loans{};
+    PoolSet::Accumulate(loans);
+    snapshot.loans_granted = loans.loans_granted;
+    snapshot.high_priority_loans_refused = loans.high_priority_refused;
+    snapshot.medium_priority_loans_refused = loans.medium_priority_refused;
+    snapshot.low_priority_loans_refused = loans.low_priority_refused;
+    snapshot.loan_blocks_in_use = loans.in_use;
+    return snapshot;
   }
 
-  /// @brief Zeroes the counters seen by later GetStatistics calls. Thread-safe.
+  /// @brief Zeroes the counters seen by later GetStatistics calls (the loan pools' too; their
+  /// high-water marks restart from the blocks in use). Thread-safe.
   void ResetStatistics() noexcept {
     stats_.Reset();
+    PoolSet::ResetAll();
   }
 
   /// @brief Installs the error callback (nullptr: none). It is called on producer threads for
@@ -798,6 +932,69 @@ class AsyncBus {
   }
 
  private:
+  using PoolSet = detail::LoanPoolSet<typename Traits::LoanPools, Traits::kSingleCore,
+                                      CriticalSection, Traits::kCacheLineSize>;
+  /// True when T is listed as Loaned<T> in the payload variant.
+  template <typename T>
+  static constexpr bool kTravelsByLoan = detail::kIsAlternative<Loaned<T>, Payload>;
+  /// The alternative that carries messages of type T: Loaned<T> when T travels by loan.
+  template <typename T>
+  using AlternativeFor = std::conditional_t<kTravelsByLoan<T>, Loaned<T>, T>;
+
+  static constexpr bool kHasLoans =
+      !std::is_same_v<typename Traits::LoanPools, ::mccc::LoanPools<>>;
+
+  /// True on the consumer thread inside its batch (hosted; elsewhere the consumer's released
+  /// blocks return at the batch end only).
+  bool IsConsumerInBatch() const noexcept {
+#if MCCC_HOSTED
+    // relaxed: only this thread's own marker can match, and this thread wrote it.
+    return loan_consumer_.load(std::memory_order_relaxed) == CurrentThreadMarker();
+#else
+    return false;
+#endif
+  }
+
+  /// Consumer, after a message's callbacks: a loaned payload drops its slot's reference here
+  /// (instead of in the slot's destructor), so the block joins its pool's batch return.
+  template <std::size_t I = 0U>
+  MCCC_ALWAYS_INLINE void ReleaseLoaned(Payload& payload) noexcept {
+    if constexpr (kHasLoans && I < std::variant_size_v<Payload>) {
+      using Alternative = std::variant_alternative_t<I, Payload>;
+      if constexpr (detail::LoanedTraits<Alternative>::kIsLoaned) {
+        if (payload.index() == I) {
+          detail::LoanBlockHeader* block = detail::LoanAccess::Detach(*std::get_if<I>(&payload));
+          if (block != nullptr) {
+            this->template PoolFor<typename detail::LoanedTraits<Alternative>::Message>()
+                .DropFromConsumer(*block);
+          }
+          return;
+        }
+      }
+      ReleaseLoaned<I + 1U>(payload);
+    } else {
+      static_cast<void>(payload);
+    }
+  }
+
+  /// Consumer, end of a batch: the blocks the batch released go back to their pools.
+  MCCC_ALWAYS_INLINE void ReturnReleasedBlocks() noexcept {
+    if constexpr (kHasLoans) {
+      PoolSet::ReturnAllReleased();
+    }
+  }
+
+  /// Publish's priority when none is given: MEDIUM, or the priority a loan was admitted at.
+  template <typename T>
+  MCCC_ALWAYS_INLINE static MessagePriority DefaultPriorityOf(const T& message) noexcept {
+    if constexpr (detail::MessageLoanTraits<std::remove_cv_t<T>>::kIsLoan) {
+      return message.Priority();
+    } else {
+      static_cast<void>(message);
+      return MessagePriority::kMedium;
+    }
+  }
+
   using Layout = detail::EnvelopeLayout<PayloadVariant, kCompactEnvelope, kStoresTimestamp>;
   using Ring = MpscRing<StoredEnvelope, Traits::kQueueDepth, Traits::kSingleProducer,
                         Traits::kSingleCore, Position, Traits::kCacheLineSize, CriticalSection>;
@@ -862,6 +1059,12 @@ class AsyncBus {
 #if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
       bus_.consumer_owner_.store(CurrentThreadMarker(), std::memory_order_relaxed);
 #endif
+#if MCCC_HOSTED
+      if constexpr (kHasLoans) {
+        // relaxed: compared only with the reading thread's own marker (IsConsumerInBatch).
+        bus_.loan_consumer_.store(CurrentThreadMarker(), std::memory_order_relaxed);
+      }
+#endif
 #if MCCC_ENABLE_ASSERTS
       MCCC_ASSERT(!consuming_.WasSet(),
                   "ProcessBatch/ProcessBatchWith entered by two threads at once; a bus has "
@@ -870,6 +1073,11 @@ class AsyncBus {
     }
     ~ConsumerScope() {
       bus_.dispatching_.store(false, std::memory_order_relaxed);
+#if MCCC_HOSTED
+      if constexpr (kHasLoans) {
+        bus_.loan_consumer_.store(nullptr, std::memory_order_relaxed);  // relaxed: as above
+      }
+#endif
     }
     ConsumerScope(const ConsumerScope&) = delete;
     ConsumerScope& operator=(const ConsumerScope&) = delete;
@@ -927,6 +1135,50 @@ class AsyncBus {
   MCCC_ALWAYS_INLINE bool PublishImpl(uint32_t producer, T&& message, uint32_t sender_id,
                                       MessagePriority priority, const Stamp& stamp) noexcept {
     using Message = std::remove_cv_t<std::remove_reference_t<T>>;
+    static_assert(!kTravelsByLoan<Message>,
+                  "mccc: Publish: this message type travels by loan on this bus (the variant "
+                  "lists mccc::Loaned<T>); take a block with bus.Loan<T>(priority), fill it in "
+                  "place and Publish(std::move(loan), sender)");
+    if constexpr (detail::MessageLoanTraits<Message>::kIsLoan ||
+                  detail::LoanedTraits<Message>::kIsLoaned) {
+      return PublishLoan(producer, std::forward<T>(message), sender_id, priority, stamp);
+    } else {
+      return PublishInline(producer, std::forward<T>(message), sender_id, priority, stamp);
+    }
+  }
+
+  /// A loan, or a Loaned handle, moved into a slot: only the handle travels.
+  template <typename T, typename Stamp>
+  MCCC_ALWAYS_INLINE bool PublishLoan(uint32_t producer, T&& message, uint32_t sender_id,
+                                      MessagePriority priority, const Stamp& stamp) noexcept {
+    using Handle = std::remove_cv_t<std::remove_reference_t<T>>;
+    using Message = std::conditional_t<detail::MessageLoanTraits<Handle>::kIsLoan,
+                                       typename detail::MessageLoanTraits<Handle>::Message,
+                                       typename detail::LoanedTraits<Handle>::Message>;
+    static_assert(std::is_rvalue_reference_v<T&&> && !std::is_const_v<std::remove_reference_t<T>>,
+                  "mccc: a loan is unique and is published by moving it: "
+                  "Publish(std::move(loan), sender); a refused publish leaves it with you");
+    static_assert(detail::kIsAlternative<Loaned<Message>, Payload>,
+                  "mccc: Publish: this loan's type does not travel by loan on this bus; list "
+                  "mccc::Loaned<T> in the payload variant and mccc::PoolOf<T, N> in "
+                  "Traits::LoanPools");
+    if (MCCC_UNLIKELY(!message)) {
+      ReportError(LoadMode(), BusError::kInvalidMessage, 0U);  // an empty or moved-from loan
+      return false;
+    }
+    return PublishConstructed(
+        producer, sender_id, priority, stamp,
+        [&](void* storage, const MessageHeader& header) noexcept {
+          ::new (storage) StoredEnvelope{
+              Layout::ToStored(header),
+              Payload(std::in_place_type<Loaned<Message>>, std::forward<T>(message))};
+        });
+  }
+
+  template <typename T, typename Stamp>
+  MCCC_ALWAYS_INLINE bool PublishInline(uint32_t producer, T&& message, uint32_t sender_id,
+                                        MessagePriority priority, const Stamp& stamp) noexcept {
+    using Message = std::remove_cv_t<std::remove_reference_t<T>>;
     static_assert(detail::kIsAlternative<Message, Payload> || std::is_same_v<Message, Payload>,
                   "mccc: Publish: the message type is not an alternative of the bus payload "
                   "variant; publish one of the std::variant's types (exactly, no conversion) or "
@@ -951,7 +1203,7 @@ class AsyncBus {
       // A copy that may throw is made before claiming a slot (a claimed slot must always be
       // completed); the move into the slot cannot throw (checked for every alternative).
       Message copy(message);
-      return PublishImpl(producer, std::move(copy), sender_id, priority, stamp);
+      return PublishInline(producer, std::move(copy), sender_id, priority, stamp);
     }
   }
 
@@ -1096,8 +1348,9 @@ class AsyncBus {
     return dispatching_.load(std::memory_order_relaxed);
   }
 
-#if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
-  /// An address unique to the calling thread (debug builds: tells re-entry from a second thread).
+#if MCCC_HOSTED
+  /// An address unique to the calling thread (debug builds: tells re-entry from a second thread;
+  /// buses with loans: tells the consumer's own Loan calls inside its batch).
   static const void* CurrentThreadMarker() noexcept {
     static thread_local const char marker = 0;
     return &marker;
@@ -1431,6 +1684,10 @@ class AsyncBus {
   std::atomic<Position> delivered_mark_;
   // Consumer-owned: true while ProcessBatch / ProcessBatchWith runs (re-entry is refused).
   std::atomic<bool> dispatching_{false};
+#if MCCC_HOSTED
+  // Buses with loans: the consumer thread's marker while it runs a batch, else null.
+  std::atomic<const void*> loan_consumer_{nullptr};
+#endif
 #if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
   std::atomic<const void*> consumer_owner_{nullptr};  // debug: the thread inside the batch
 #endif

@@ -42,6 +42,7 @@
 #include "mccc/config.hpp"
 #include "mccc/detail/variant_traits.hpp"
 #include "mccc/fwd.hpp"
+#include "mccc/loans/loan_handles.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
@@ -81,11 +82,11 @@ struct HandledAlternativeCount;
 /// @brief How many alternatives of the variant Derived handles.
 template <typename Derived, typename... Ts>
 struct HandledAlternativeCount<Derived, std::variant<Ts...>>
-    : std::integral_constant<std::size_t,
-                             (0U + ... +
-                              ((kHasPlainHandle<Derived, Ts> || kHasHeaderHandle<Derived, Ts>)
-                                   ? std::size_t{1U}
-                                   : std::size_t{0U}))> {};
+    : std::integral_constant<std::size_t, (0U + ... +
+                                           ((kHasPlainHandle<Derived, SubscribedType<Ts>> ||
+                                             kHasHeaderHandle<Derived, SubscribedType<Ts>>)
+                                                ? std::size_t{1U}
+                                                : std::size_t{0U}))> {};
 
 }  // namespace detail
 
@@ -138,7 +139,9 @@ class StaticComponent {
     /// calling (consumer) thread; as thread-safe as Derived's handler.
     template <typename T>
     MCCC_ALWAYS_INLINE bool operator()(const T& message, const MessageHeader& header) const {
-      static_assert(detail::kIsAlternative<T, PayloadVariant>,
+      // A Loaned<T> alternative reaches the visitor as the T in its block.
+      static_assert(detail::kIsAlternative<T, PayloadVariant> ||
+                        detail::kIsAlternative<Loaned<T>, PayloadVariant>,
                     "mccc: StaticComponent visitor: the message type is not an alternative of the "
                     "component's Payload; use the visitor with a bus of the same payload variant");
       static_assert(!(detail::kHasPlainHandle<Derived, T> && detail::kHasHeaderHandle<Derived, T>),

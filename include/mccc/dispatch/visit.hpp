@@ -4,7 +4,8 @@
 /// that turn the accepted subscriber signatures into the table's one callable signature.
 ///
 /// A handler for alternative T may take `(const T&)` or `(const T&, const MessageHeader&)`, and
-/// may return void or bool (false = processing error). The visitor dispatch is a chain of index
+/// may return void or bool (false = processing error); for an alternative Loaned<T> it takes T
+/// the same way. The visitor dispatch is a chain of index
 /// comparisons the compiler turns into a jump table or direct calls: no function pointer, no
 /// table, so handlers inline.
 #ifndef MCCC_DISPATCH_VISIT_HPP_
@@ -17,23 +18,27 @@
 
 #include "mccc/config.hpp"
 #include "mccc/detail/verdict.hpp"
+#include "mccc/loans/loan_handles.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
 namespace detail {
 
 /// @brief True when `Handler` can take an alternative T in one of the accepted forms.
+/// For a Loaned<U> alternative the handler takes U: subscribers see the message in the block.
 template <typename Handler, typename T>
 inline constexpr bool kHandlesType =
-    std::is_invocable_v<Handler&, const T&, const MessageHeader&> ||
-    std::is_invocable_v<Handler&, const T&>;
+    std::is_invocable_v<Handler&, const SubscribedType<T>&, const MessageHeader&> ||
+    std::is_invocable_v<Handler&, const SubscribedType<T>&>;
 
 /// @brief Calls `handler` with the message (and header if it wants one). Returns false only if
 /// the handler returned false.
+/// A Loaned<U> alternative is handed over as the `const U&` in its block.
 template <typename Handler, typename T>
-MCCC_ALWAYS_INLINE bool InvokeHandler(Handler& handler, const T& message,
+MCCC_ALWAYS_INLINE bool InvokeHandler(Handler& handler, const T& alternative,
                                       const MessageHeader& header) {
-  if constexpr (std::is_invocable_v<Handler&, const T&, const MessageHeader&>) {
+  const SubscribedType<T>& message = MessageOf(alternative);
+  if constexpr (std::is_invocable_v<Handler&, const SubscribedType<T>&, const MessageHeader&>) {
     return InvokeForVerdict(handler, message, header);
   } else {
     static_cast<void>(header);

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// The memory a loan pool takes, exactly as the README ("Large messages: loans") states it:
+//
+//   pool bytes   = round_up(control + N x BlockBytes(), max(block alignment, c))
+//   BlockBytes() = round_up(round_up(header, alignof(T)) + sizeof(T), block alignment)
+//   header       = 24 B (16 B on 32-bit targets): reference count, index, two pointers
+//   block align  = max(alignof(T), cache line) on multi-core, max(alignof(T), alignof(header))
+//                  on single-core
+//   control      = round_up(round_up(round_up(8 + W x w, c) + 4 x c, L) + W x w + 4, block align)
+//                  W bitmap words of w bytes (8, or 4 on 32-bit targets), counters of c bytes
+//                  (8, or 4 where 64-bit atomics are not lock-free), L the cache line on
+//                  multi-core (4 on single-core): the takers' line and the consumer's line
+//
+// The expectations below are that formula written out once (FormulaOf) and checked against the
+// compiler's sizeof for many message sizes, alignments and pool sizes, single- and multi-core;
+// then the bus: adding pools adds exactly their bytes, and a loaned alternative is a two-pointer
+// handle. The worked example of the README (8 scans of 100 KB; the 13 GB of an inline variant) is
+// checked literally on 64-bit hosts. Everything is constant: a failure names the numbers.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+
+#include "mccc/mccc.hpp"
+
+namespace {
+
+constexpr std::size_t RoundUp(std::size_t bytes, std::size_t alignment) {
+  return (bytes + alignment - 1U) / alignment * alignment;
+}
+constexpr std::size_t Max(std::size_t a, std::size_t b) {
+  return a > b ? a : b;
+}
+
+// The formula's constants for the target this test runs on.
+// Bitmap words are 64-bit where 64-bit atomics are lock-free on a 64-bit target, else 32-bit.
+constexpr std::size_t kWordBytes =
+    sizeof(void*) >= 8U && std::atomic<uint64_t>::is_always_lock_free ? 8U : 4U;
+constexpr std::size_t kHeaderBytes = sizeof(void*) == 8U ? 24U : 16U;
+constexpr std::size_t kHeaderAlign = alignof(void*);
+// The statistics counters are 64-bit where 64-bit atomics are lock-free, else 32-bit (Cortex-M).
+constexpr std::size_t kCounterBytes = std::atomic<uint64_t>::is_always_lock_free ? 8U : 4U;
+constexpr std::size_t kCacheLine = 64U;
+
+/// What the README's formula says about LoanPool<T, N, kSingleCore>.
+template <typename T, uint32_t kBlocks, bool kSingleCore>
+struct FormulaOf {
+  static constexpr std::size_t kBlockAlign =
+      kSingleCore ? Max(alignof(T), kHeaderAlign) : Max(alignof(T), kCacheLine);
+  static constexpr std::size_t kBlockBytes =
+      RoundUp(RoundUp(kHeaderBytes, alignof(T)) + sizeof(T), kBlockAlign);
+  static constexpr std::size_t kWords = (kBlocks + kWordBytes * 8U - 1U) / (kWordBytes * 8U);
+  // The shared part: in-use count and high-water mark (4 B each), the bitmap, then the granted
+  // and the three refused counters.
+  static constexpr std::size_t kSharedBytes =
+      RoundUp(8U + kWords * kWordBytes, kCounterBytes) + 4U * kCounterBytes;
+  // The consumer's part starts on its own line on multi-core (4-byte aligned on one core).
+  static constexpr std::size_t kLine = kSingleCore ? 4U : kCacheLine;
+  static constexpr std::size_t kConsumerBytes = kWords * kWordBytes + 4U;
+  static constexpr std::size_t kControlBytes =
+      RoundUp(RoundUp(kSharedBytes, kLine) + kConsumerBytes, kBlockAlign);
+  static constexpr std::size_t kPoolBytes =
+      RoundUp(kControlBytes + kBlocks * kBlockBytes, Max(kBlockAlign, kCounterBytes));
+};
+
+template <typename T, uint32_t kBlocks, bool kSingleCore>
+using PoolUnderTest = mccc::LoanPool<T, kBlocks, kSingleCore>;
+
+template <typename T, uint32_t kBlocks, bool kSingleCore>
+void ExpectFormula(const char* what) {
+  using Pool = PoolUnderTest<T, kBlocks, kSingleCore>;
+  using Formula = FormulaOf<T, kBlocks, kSingleCore>;
+  SCOPED_TRACE(::testing::Message()
+               << what << ", N = " << kBlocks << (kSingleCore ? ", single-core" : ", multi-core"));
+  EXPECT_EQ(Pool::BlockBytes(), Formula::kBlockBytes);
+  EXPECT_EQ(Pool::BlockBytes() % Formula::kBlockAlign, 0U);
+  EXPECT_EQ(sizeof(Pool), Formula::kPoolBytes);
+  EXPECT_EQ(alignof(Pool), Max(Formula::kBlockAlign, Max(Formula::kLine, kCounterBytes)));
+}
+
+// Message types of several sizes and alignments.
+struct OneByte {
+  char value;
+};
+struct Imu {  // 24 B, 4-aligned
+  float acceleration[3];
+  float rate[3];
+};
+struct FortyBytes {  // with a 24-byte header exactly one 64-byte block
+  double values[5];
+};
+struct FortyOneBytes {  // one byte more: two lines
+  char values[41];
+};
+struct alignas(16) Quaternions {  // 48 B, 16-aligned: padding between header and message
+  float values[12];
+};
+struct alignas(128) WideRecord {  // aligned beyond a cache line
+  char values[128];
+};
+struct alignas(64) ImageTile {  // 4 KB, line-aligned
+  unsigned char pixels[4096];
+};
+struct PointCloud {  // the README's 100 KB scan
+  uint32_t sensor;
+  uint32_t sequence;
+  uint32_t count;
+  float xyz[3 * 8192];
+};
+
+template <bool kSingleCore>
+void ExpectFormulaForEveryType() {
+  ExpectFormula<OneByte, 1U, kSingleCore>("1 B");
+  ExpectFormula<OneByte, 64U, kSingleCore>("1 B");
+  ExpectFormula<OneByte, 65U, kSingleCore>("1 B");
+  ExpectFormula<Imu, 8U, kSingleCore>("Imu 24 B");
+  ExpectFormula<Imu, 192U, kSingleCore>("Imu 24 B");
+  ExpectFormula<Imu, 193U, kSingleCore>("Imu 24 B");
+  ExpectFormula<Imu, 1000U, kSingleCore>("Imu 24 B");
+  ExpectFormula<FortyBytes, 7U, kSingleCore>("40 B");
+  ExpectFormula<FortyOneBytes, 7U, kSingleCore>("41 B");
+  ExpectFormula<Quaternions, 3U, kSingleCore>("48 B, 16-aligned");
+  ExpectFormula<WideRecord, 2U, kSingleCore>("128 B, 128-aligned");
+  ExpectFormula<WideRecord, 100U, kSingleCore>("128 B, 128-aligned");
+  ExpectFormula<ImageTile, 4U, kSingleCore>("4 KB, 64-aligned");
+  ExpectFormula<PointCloud, 1U, kSingleCore>("PointCloud");
+  ExpectFormula<PointCloud, 8U, kSingleCore>("PointCloud");
+  ExpectFormula<PointCloud, 33U, kSingleCore>("PointCloud");
+}
+
+TEST(LoanFootprint, HeaderAndHandleSizes) {
+  EXPECT_EQ(sizeof(mccc::detail::LoanBlockHeader), kHeaderBytes);
+  EXPECT_EQ(alignof(mccc::detail::LoanBlockHeader), kHeaderAlign);
+  // The slot alternative: the block's header and the message's address.
+  EXPECT_EQ(sizeof(mccc::Loaned<PointCloud>), 2U * sizeof(void*));
+  EXPECT_EQ(sizeof(mccc::Loaned<OneByte>), 2U * sizeof(void*));
+  EXPECT_EQ(sizeof(mccc::Retained<PointCloud>), 2U * sizeof(void*));
+}
+
+TEST(LoanFootprint, MultiCorePoolsFollowTheFormula) {
+  ExpectFormulaForEveryType<false>();
+}
+
+TEST(LoanFootprint, SingleCorePoolsFollowTheFormula) {
+  ExpectFormulaForEveryType<true>();
+}
+
+TEST(LoanFootprint, ControlIsTwoLinesOnMultiCoreUpToThreeBitmapWords) {
+  // One-byte messages take one 64-byte block each, so what is left is the control part. The
+  // takers' line holds 3 bitmap words (192 blocks with 64-bit words); a fourth takes a line more.
+  constexpr uint32_t kThreeWordsOfBlocks = static_cast<uint32_t>(3U * kWordBytes * 8U);
+  EXPECT_EQ(sizeof(PoolUnderTest<OneByte, 1U, false>) - 1U * kCacheLine, 2U * kCacheLine);
+  EXPECT_EQ(
+      sizeof(PoolUnderTest<OneByte, kThreeWordsOfBlocks, false>) - kThreeWordsOfBlocks * kCacheLine,
+      2U * kCacheLine);
+  if (kWordBytes == 8U) {
+    EXPECT_EQ(sizeof(PoolUnderTest<OneByte, 193U, false>) - 193U * kCacheLine, 3U * kCacheLine);
+  }
+}
+
+// The bus: pools are members (a base), nothing else changes.
+struct TwoPointers {  // what a Loaned<T> alternative weighs, as a plain type
+  const void* block;
+  const void* message;
+};
+struct ScanTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 256U;
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 8U>>;
+};
+struct TwoPoolTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 256U;
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 8U>, mccc::PoolOf<ImageTile, 16U>>;
+};
+struct PlainTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 256U;
+};
+struct SingleCoreTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  static constexpr bool kSingleCore = true;
+  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 4U>>;
+};
+struct SingleCorePlainTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  static constexpr bool kSingleCore = true;
+  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
+};
+
+using ScanBus = mccc::AsyncBus<std::variant<Imu, mccc::Loaned<PointCloud>>, ScanTraits>;
+using ScanBusWithoutPool = mccc::AsyncBus<std::variant<Imu, TwoPointers>, PlainTraits>;
+using TwoPoolBus =
+    mccc::AsyncBus<std::variant<Imu, mccc::Loaned<PointCloud>, mccc::Loaned<ImageTile>>,
+                   TwoPoolTraits>;
+using TwoPoolBusWithoutPools =
+    mccc::AsyncBus<std::variant<Imu, TwoPointers, TwoPointers>, PlainTraits>;
+using SingleCoreBus = mccc::AsyncBus<std::variant<Imu, mccc::Loaned<PointCloud>>, SingleCoreTraits>;
+using SingleCoreBusWithoutPool =
+    mccc::AsyncBus<std::variant<Imu, TwoPointers>, SingleCorePlainTraits>;
+// The same payload with the scan inline (only the slot size is asked for).
+using InlineScanBus = mccc::AsyncBus<std::variant<Imu, PointCloud>, PlainTraits>;
+
+TEST(LoanFootprint, PoolsAddExactlyTheirBytesToTheBus) {
+  using Pool = ScanBus::LoanPoolOf<PointCloud>;
+  EXPECT_EQ(sizeof(Pool), (FormulaOf<PointCloud, 8U, false>::kPoolBytes));
+  EXPECT_EQ(sizeof(ScanBus) - sizeof(ScanBusWithoutPool), sizeof(Pool));
+  EXPECT_EQ(ScanBus::SlotBytes(), ScanBusWithoutPool::SlotBytes());
+
+  EXPECT_EQ(sizeof(TwoPoolBus) - sizeof(TwoPoolBusWithoutPools),
+            sizeof(TwoPoolBus::LoanPoolOf<PointCloud>) + sizeof(TwoPoolBus::LoanPoolOf<ImageTile>));
+  EXPECT_EQ(sizeof(TwoPoolBus::LoanPoolOf<ImageTile>),
+            (FormulaOf<ImageTile, 16U, false>::kPoolBytes));
+  EXPECT_EQ(TwoPoolBus::SlotBytes(), TwoPoolBusWithoutPools::SlotBytes());
+
+  using SingleCorePool = SingleCoreBus::LoanPoolOf<PointCloud>;
+  EXPECT_EQ(sizeof(SingleCorePool), (FormulaOf<PointCloud, 4U, true>::kPoolBytes));
+  EXPECT_EQ(sizeof(SingleCoreBus) - sizeof(SingleCoreBusWithoutPool), sizeof(SingleCorePool));
+  EXPECT_EQ(SingleCoreBus::SlotBytes(), SingleCoreBusWithoutPool::SlotBytes());
+}
+
+TEST(LoanFootprint, WorkedExampleOf64BitHosts) {
+  if (sizeof(void*) != 8U || kWordBytes != 8U) {
+    GTEST_SKIP() << "the README's worked example is for 64-bit multi-core hosts";
+  }
+  EXPECT_EQ(sizeof(PointCloud), 98316U);
+  // 24 + 98,316 = 98,340, rounded up to 64.
+  EXPECT_EQ(ScanBus::LoanPoolOf<PointCloud>::BlockBytes(), 98368U);
+  // 2 control lines + 8 blocks.
+  EXPECT_EQ(sizeof(ScanBus::LoanPoolOf<PointCloud>), 128U + 8U * 98368U);
+  EXPECT_EQ(sizeof(ScanBus::LoanPoolOf<PointCloud>), 787072U);
+  // A slot carrying the handle: 24-byte header + 32-byte variant + 8-byte sequence word.
+  EXPECT_EQ(ScanBus::SlotBytes(), 64U);
+  // The same scan inline: every slot holds it (24 + 98,320-byte variant + 8).
+  EXPECT_EQ(InlineScanBus::SlotBytes(), 98352U);
+  // The default bus: 131,072 slots and the 1,024 of the HIGH lane.
+  constexpr uint64_t kDefaultSlots = 131072U + 1024U;
+  EXPECT_EQ(kDefaultSlots * InlineScanBus::SlotBytes(), 12991905792U);  // 13.0 GB
+  EXPECT_EQ(kDefaultSlots * ScanBus::SlotBytes(), 8454144U);            // 8.1 MiB
+}
+
+TEST(LoanFootprint, AdmissionLimitsQuotedInTheReadme) {
+  using Eight = mccc::LoanAdmission<8U>;
+  EXPECT_EQ(Eight::kLowLimit, 5U);     // ceil(4.8)
+  EXPECT_EQ(Eight::kMediumLimit, 7U);  // ceil(6.4)
+  EXPECT_EQ(Eight::kHighLimit, 8U);
+  EXPECT_EQ(Eight::kHighReserve, 1U);
+  using Four = mccc::LoanAdmission<4U>;  // ceil(3.2) = 4 would leave HIGH nothing: N - 1
+  EXPECT_EQ(Four::kLowLimit, 3U);
+  EXPECT_EQ(Four::kMediumLimit, 3U);
+  EXPECT_EQ(Four::kHighReserve, 1U);
+  using One = mccc::LoanAdmission<1U>;  // a pool of one block is HIGH-only
+  EXPECT_EQ(One::kLowLimit, 0U);
+  EXPECT_EQ(One::kMediumLimit, 0U);
+  EXPECT_EQ(One::kHighLimit, 1U);
+  using Hundred = mccc::LoanAdmission<100U>;
+  EXPECT_EQ(Hundred::kLowLimit, 60U);
+  EXPECT_EQ(Hundred::kMediumLimit, 80U);
+  EXPECT_EQ(Hundred::kHighReserve, 20U);
+}
+
+}  // namespace
