@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: Loan<T>\(args\.\.\.\): T must be nothrow constructible from these arguments
+// expect: mccc: Loan<T>\(args\.\.\.\): T must be nothrow constructible
+//
 // Loan is noexcept: a constructor that throws there would terminate the program.
 #include "loan_fixture.hpp"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: Traits::LoanPools has a PoolOf<T, N> whose mccc::Loaned<T> is not an alternative of
-// the payload variant A pool whose type the bus never carries would only take RAM.
+// expect: mccc: Traits::LoanPools has a PoolOf<T, N> whose mccc::Loaned<T> is not
+//
+// A pool whose type the bus never carries would only take RAM.
 #include "loan_fixture.hpp"
 
 #ifndef MCCC_COMPILE_FAIL_CONTROL

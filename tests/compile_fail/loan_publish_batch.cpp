@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: PublishBatch: loans are unique and are published one by one with
-// Publish\(std::move\(loan\), sender\) PublishBatch copies its array into the slots; a loan cannot
-// be copied.
+// expect: mccc: PublishBatch: loans are unique and are published one by one
+//
+// PublishBatch copies its array into the slots; a loan cannot be copied.
 #include "loan_fixture.hpp"
 
 int main() {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: a loan is unique and is published by moving it: Publish\(std::move\(loan\),
-// sender\) A loan reached through a const reference cannot be given away, even with std::move (it
-// would be a const rvalue, copied from, not moved).
+// expect: mccc: a loan is unique and is published by moving it
+//
+// A loan reached through a const reference cannot be given away, even with std::move (it would be a
+// const rvalue, copied from, not moved).
 #include "loan_fixture.hpp"
 
 using Loan = mccc::MessageLoan<loan_fixture::PointCloud>;

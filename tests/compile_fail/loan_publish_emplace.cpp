@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: PublishEmplace<T>: T travels by loan on this bus; build it in a pool block with
-// bus\.Loan<T> A loaned type is built in its pool block, never in a slot.
+// expect: mccc: PublishEmplace<T>: T travels by loan on this bus
+//
+// A loaned type is built in its pool block, never in a slot.
 #include "loan_fixture.hpp"
 
 int main() {

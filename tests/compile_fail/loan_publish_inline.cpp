@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: Publish: this message type travels by loan on this bus .*bus\.Loan<T>\(priority\)
+// expect: mccc: Publish: this message type travels by loan on this bus .*bus\.Loan<T>
+//
 // A type listed as mccc::Loaned<T> is never copied into a slot: it is built in a pool block.
 #include "loan_fixture.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: a loan is unique and is published by moving it: Publish\(std::move\(loan\),
-// sender\) Publishing a loan by lvalue would leave the caller a handle to a block the consumer
-// owns.
+// expect: mccc: a loan is unique and is published by moving it
+//
+// Publishing a loan by lvalue would leave the caller a handle to a block the consumer owns.
 #include "loan_fixture.hpp"
 
 int main() {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: Retain\(message\): this message type does not travel by loan on this bus.*copy the
-// message to keep it An inline message lives in a ring slot that is reused after its callbacks:
-// nothing to retain.
+// expect: mccc: Retain\(message\): this message type does not travel by loan
+//
+// An inline message lives in a ring slot that is reused after its callbacks: nothing to retain.
 #include "loan_fixture.hpp"
 
 int main() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: the payload variant lists both T and mccc::Loaned<T>; a type travels either inline
-// or by loan Subscribers of T could not tell which of the two alternatives they are given.
+// expect: mccc: the payload variant lists both T and mccc::Loaned<T>
+//
+// Subscribers of T could not tell which of the two alternatives they are given.
 #include "loan_fixture.hpp"
 
 #ifndef MCCC_COMPILE_FAIL_CONTROL

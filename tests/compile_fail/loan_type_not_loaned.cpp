@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: Loan<T>: T does not travel by loan on this bus; list mccc::Loaned<T> in the payload
-// variant Imu is an inline alternative: it has no pool to take a block from.
+// expect: mccc: Loan<T>: T does not travel by loan on this bus
+//
+// Imu is an inline alternative: it has no pool to take a block from.
 #include "loan_fixture.hpp"
 
 int main() {

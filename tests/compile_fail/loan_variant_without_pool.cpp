@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// expect: mccc: the payload variant lists mccc::Loaned<T> for a T that has no pool \(or two\): add
-// exactly one mccc::PoolOf<T, N> Every Loaned<T> alternative needs the pool its blocks come from.
+// expect: mccc: the payload variant lists mccc::Loaned<T> for a T that has no pool
+//
+// Every Loaned<T> alternative needs the pool its blocks come from.
 #include "loan_fixture.hpp"
 
 struct NoPoolTraits : fixture::SmallTraits {
