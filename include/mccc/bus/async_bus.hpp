@@ -399,12 +399,12 @@ class AsyncBus
       // what it receives): they return now instead of at the batch end.
       pool.ReturnReleased();
     }
-    MessageLoan<T> loan = pool.TryLoan(priority, limit, mode == PerformanceMode::kFullFeatured,
-                                       std::forward<Args>(args)...);
-    if (MCCC_UNLIKELY(!loan)) {
+    const bool count = mode == PerformanceMode::kFullFeatured;
+    MessageLoan<T> granted(pool.TryLoan(priority, limit, count, std::forward<Args>(args)...));
+    if (MCCC_UNLIKELY(!granted)) {
       ReportError(mode, BusError::kLoanRefused, 0U);
     }
-    return loan;
+    return granted;
   }
 
   /// @brief A reference-counted read-only handle to the loaned message `message` refers to, to
