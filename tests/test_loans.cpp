@@ -802,8 +802,8 @@ TEST(LoanAdmissionOnTheBus, ALowFloodNeverTakesTheBlocksOfMediumOrTheReserveOfHi
 
   EXPECT_EQ(bus->ProcessBatch(), 10U);
   std::vector<uint64_t> expected(10U);
-  for (uint64_t i = 0U; i < 10U; ++i) {
-    expected[i] = i + 1U;
+  for (std::size_t i = 0U; i < expected.size(); ++i) {
+    expected[i] = uint64_t{i} + 1U;
   }
   EXPECT_EQ(delivered, expected) << "every granted loan was delivered, in order";
   EXPECT_EQ(bus->GetStatistics().loan_blocks_in_use, 0U);
@@ -944,7 +944,7 @@ bool CargoIsIntact(const Cargo& cargo) {
 MessagePriority PriorityOf(uint32_t producer, uint32_t seq) {
   static constexpr std::array<MessagePriority, 3U> kAll{
       MessagePriority::kLow, MessagePriority::kMedium, MessagePriority::kHigh};
-  return kAll[mccc_stress::Mix((uint64_t{producer} << 32U) | seq) % 3U];
+  return kAll[static_cast<std::size_t>(mccc_stress::Mix((uint64_t{producer} << 32U) | seq) % 3U)];
 }
 
 // A ring of 4 (LOW 3, MEDIUM 4, HIGH 4) and a pool of 8 (LOW 5, MEDIUM 7, HIGH 8): the ring
