@@ -467,6 +467,16 @@ class MoodycamelTransport {
 // Runners
 // ---------------------------------------------------------------------------------------------
 
+/// After the last message (untimed): a consumer loop keeps polling, and a bus may finish work
+/// on an empty poll (return released blocks); the end-of-run checks see the state after it.
+template <typename Transport, typename Consumer>
+void IdlePolls(Transport& transport, Consumer& consumer) {
+  constexpr int kIdlePolls = 256;
+  for (int i = 0; i < kIdlePolls; ++i) {
+    transport.Poll(consumer);
+  }
+}
+
 struct E2EOutcome {
   double msgs_per_sec = 0.0;
   double heap_calls_per_msg = 0.0;
@@ -519,6 +529,7 @@ E2EOutcome MeasureE2E(uint64_t warmup, uint64_t messages, bool* pinned) {
         }
         t1 = NowNs();
         consumer_end = ReadThreadCost();
+        IdlePolls(*transport, consumer);
       },
       pinned);
   E2EOutcome out;
@@ -569,6 +580,7 @@ LatencyOutcome MeasureLatency(uint64_t warmup, uint64_t samples, bool* pinned) {
         while (sink->count < total) {
           transport->Poll(consumer);
         }
+        IdlePolls(*transport, consumer);
       },
       pinned);
   std::vector<double> ns;
@@ -876,6 +888,27 @@ double Ratio(double a, double b) {
   return a > 0.0 && b > 0.0 ? a / b : 0.0;
 }
 
+/// The host moves this machine's two cores between a near (one-way handoff about 30-115 ns) and
+/// a far (about 225-270 ns) placement; a round is classed by the handoff at its start and end.
+constexpr double kFarHandoffNs = 150.0;
+
+struct RoundRecord {
+  double handoff_start_ns = 0.0;
+  double handoff_end_ns = 0.0;
+  std::map<std::size_t, double> loans_over_moodycamel;  ///< By size index.
+  double small_loan_over_inline = 0.0;                  ///< 24 B, E2E ns per message.
+};
+
+const char* PlacementOf(const RoundRecord& r) {
+  if (r.handoff_start_ns < kFarHandoffNs && r.handoff_end_ns < kFarHandoffNs) {
+    return "near";
+  }
+  if (r.handoff_start_ns >= kFarHandoffNs && r.handoff_end_ns >= kFarHandoffNs) {
+    return "far";
+  }
+  return "mixed";
+}
+
 }  // namespace
 }  // namespace mccc_bench
 
@@ -907,11 +940,14 @@ int main(int argc, char** argv) {
   std::map<std::string, SmallSeries> small;
   // Per round, loans / moodycamel E2E (paired: the two ran within seconds of each other).
   std::map<std::size_t, std::vector<double>> paired_ratio;
+  std::vector<RoundRecord> round_records;
 
   for (int round = 0; round < cfg.rounds; ++round) {
     std::printf("round %d/%d ...\n", round + 1, cfg.rounds);
     std::fflush(stdout);
-    pingpong_ns.push_back(RunPingPong(cfg.pingpong, &info.pinned));
+    RoundRecord record;
+    record.handoff_start_ns = RunPingPong(cfg.pingpong, &info.pinned);
+    pingpong_ns.push_back(record.handoff_start_ns);
     const auto offset = static_cast<std::size_t>(round);
     for (std::size_t size_index : cfg.size_indices) {
       const SizeCase& size = kSizes[size_index];
@@ -939,8 +975,9 @@ int main(int argc, char** argv) {
         e2e_this_round[row.way] = o.msgs_per_sec;
       }
       if (e2e_this_round.count(Way::kMoodycamel) != 0U) {
-        paired_ratio[size_index].push_back(
-            Ratio(e2e_this_round[Way::kLoan], e2e_this_round[Way::kMoodycamel]));
+        const double ratio = Ratio(e2e_this_round[Way::kLoan], e2e_this_round[Way::kMoodycamel]);
+        paired_ratio[size_index].push_back(ratio);
+        record.loans_over_moodycamel[size_index] = ratio;
       }
       for (std::size_t k = 0U; k < of_size.size(); ++k) {
         const Row& row = *of_size[(k + offset) % of_size.size()];
@@ -967,6 +1004,11 @@ int main(int argc, char** argv) {
       s.one_core_ns.push_back(one.value);
       s.all_valid = s.all_valid && o.valid && one.valid;
     }
+    record.small_loan_over_inline =
+        Ratio(small[kSmallLoan].e2e_ns.back(), small[kSmallInline].e2e_ns.back());
+    record.handoff_end_ns = RunPingPong(cfg.pingpong, &info.pinned);
+    pingpong_ns.push_back(record.handoff_end_ns);
+    round_records.push_back(record);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1080,6 +1122,50 @@ int main(int argc, char** argv) {
   const double inline_one = Median(small[kSmallInline].one_core_ns);
 
   // ------------------------------------------------------------------------------------------
+  // By placement: the rounds whose handoff (measured at their start and end) was near both
+  // times, or far both times
+  // ------------------------------------------------------------------------------------------
+  std::printf(
+      "\nBy placement: rounds whose one-way handoff was below %.0f ns at start and end (near) or "
+      "at or above it both times (far); medians of per-round ratios\n",
+      kFarHandoffNs);
+  std::printf("  %-10s %7s", "placement", "rounds");
+  for (std::size_t size_index : cfg.size_indices) {
+    std::printf(" %15s", (std::string("loans/mc ") + kSizes[size_index].label).c_str());
+  }
+  std::printf(" %12s\n", "24 B loan/inl");
+  std::vector<std::string> placement_json;
+  for (const char* placement : {"near", "far", "mixed"}) {
+    std::vector<const RoundRecord*> of_placement;
+    for (const RoundRecord& r : round_records) {
+      if (std::string(PlacementOf(r)) == placement) {
+        of_placement.push_back(&r);
+      }
+    }
+    JsonObject o;
+    o.Str("placement", placement).Int("rounds", of_placement.size());
+    std::printf("  %-10s %7zu", placement, of_placement.size());
+    for (std::size_t size_index : cfg.size_indices) {
+      std::vector<double> ratios;
+      for (const RoundRecord* r : of_placement) {
+        const auto it = r->loans_over_moodycamel.find(size_index);
+        if (it != r->loans_over_moodycamel.end()) {
+          ratios.push_back(it->second);
+        }
+      }
+      std::printf(" %15.3f", Median(ratios));
+      o.Raw(std::string("loans_over_moodycamel_") + kSizes[size_index].label, SamplesJson(ratios));
+    }
+    std::vector<double> small_ratios;
+    for (const RoundRecord* r : of_placement) {
+      small_ratios.push_back(r->small_loan_over_inline);
+    }
+    std::printf(" %12.3f\n", Median(small_ratios));
+    o.Raw("small_loan_over_inline", SamplesJson(small_ratios));
+    placement_json.push_back(o.Text());
+  }
+
+  // ------------------------------------------------------------------------------------------
   // Targets
   // ------------------------------------------------------------------------------------------
   std::vector<std::string> target_json;
@@ -1134,6 +1220,19 @@ int main(int argc, char** argv) {
     paired_json.push_back(o.Text());
   }
   results.Raw("paired_ratios", JArray(paired_json));
+  results.Raw("by_placement", JArray(placement_json));
+  std::vector<std::string> rounds_json;
+  for (const RoundRecord& r : round_records) {
+    JsonObject o;
+    o.Num("handoff_start_ns", r.handoff_start_ns).Num("handoff_end_ns", r.handoff_end_ns);
+    o.Str("placement", PlacementOf(r));
+    for (const auto& kv : r.loans_over_moodycamel) {
+      o.Num(std::string("loans_over_moodycamel_") + kSizes[kv.first].label, kv.second);
+    }
+    o.Num("small_loan_over_inline", r.small_loan_over_inline);
+    rounds_json.push_back(o.Text());
+  }
+  results.Raw("rounds", JArray(rounds_json));
   results.Raw("targets", JArray(target_json));
   results.Bool("all_checks_passed", all_valid);
   if (!WriteJson(cfg.json, info, results.Text())) {
