@@ -30,7 +30,9 @@ fi
 #   benchmark smoke tests   libbenchmark-dev
 #   Cortex-M4 compile check gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib
 #   static analysis, format clang-format clang clang-tidy cppcheck
+#   clang++ with libc++     libc++-14-dev libc++abi-14-dev (static analysis compile check)
 #   fuzz replay (libFuzzer) libclang-rt-14-dev
+#   traceability check      python3
 #   bridge (mccc::bridge)   libzmq3-dev cppzmq-dev
 #   mcu preset (Cortex-M)   qemu-system-arm (with the Cortex-M4 compile check's packages)
 #   cross-aarch64 preset    g++-aarch64-linux-gnu
@@ -43,7 +45,9 @@ readonly PACKAGES=(
   libbenchmark-dev
   gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib
   clang-format clang clang-tidy cppcheck
+  libc++-14-dev libc++abi-14-dev
   libclang-rt-14-dev
+  python3
   libzmq3-dev cppzmq-dev
   qemu-system-arm
   g++-aarch64-linux-gnu

@@ -308,6 +308,7 @@ void ExpectSleepingConsumerIsWokenByPublish() {
   EXPECT_EQ(delivered.load(), 3U);
 }
 
+// G-19: a sleeping active object is woken by a publish (this test and the next)
 TEST(ActiveObjectWakeTest, SleepingConsumerIsWokenByPublish) {
   ExpectSleepingConsumerIsWokenByPublish<Bus>();
 }

@@ -41,6 +41,7 @@ TEST(AsymmetricFenceTest, AvailableOnlyWhereConfigured) {
 // offset across the window in which a store still sits in a store buffer. The same program with
 // Heavy() replaced by a compiler barrier shows that outcome on x86 within a few thousand rounds,
 // so these rounds catch a Heavy() that does nothing.
+// G-16: the store-buffering litmus behind the membarrier Unsubscribe handshake
 TEST(AsymmetricFenceTest, StoreBufferingNeverLetsBothLoadsMissTheOtherStore) {
   if (!AsymmetricFence::Available()) {
     GTEST_SKIP() << "no membarrier here (or MCCC_ASYMMETRIC_FENCE=0): the bus uses its "
@@ -108,6 +109,7 @@ using HandshakeTraits = ::testing::Types<SmallTraits, SymmetricTraits>;
 TYPED_TEST_SUITE(AsymmetricFenceBusTest, HandshakeTraits);
 
 // Whichever handshake the bus uses, empty polls, dispatch and Unsubscribe behave the same.
+// G-16: Unsubscribe with either handshake
 TYPED_TEST(AsymmetricFenceBusTest, DispatchesAndUnsubscribesInEitherMode) {
   auto bus = std::make_unique<mccc::AsyncBus<Payload, TypeParam>>();
   int seen = 0;

@@ -316,6 +316,7 @@ TEST_F(AsyncBusTest, TooManySubscribersGivesInvalidHandleAndChangesNothing) {
   EXPECT_TRUE(bus_->Subscribe<MotorCmd>([](const MotorCmd&) {}).IsValid());
 }
 
+// G-9: a rejected publish leaves its argument untouched
 TEST_F(AsyncBusTest, RejectedPublishLeavesArgumentUntouched) {
   // Refused by the admission of the normal ring (MEDIUM at 80 %)...
   const auto medium_limit =
@@ -339,6 +340,8 @@ TEST_F(AsyncBusTest, RejectedPublishLeavesArgumentUntouched) {
   EXPECT_EQ(t.value, 42);  // NOLINT(bugprone-use-after-move)
 }
 
+// G-10: a payload is destroyed right after dispatch; the destructor destroys what is queued
+// (this test and the next)
 TEST_F(AsyncBusTest, PayloadIsDestroyedRightAfterDispatch) {
   int live_during_callback = -1;
   bus_->Subscribe<Tracked>([&](const Tracked& t) {
@@ -436,6 +439,8 @@ TEST_F(AsyncBusTest, QueueFullWithHighLaneReportsTheIdTheConsumerGivesNext) {
   EXPECT_EQ(bus_->GetStatistics().low_priority_dropped, 5U);
 }
 
+// G-17: a callback returning false or throwing is one processing error; the others still run
+// (this test and the next two)
 TEST_F(AsyncBusTest, CallbackReportingFalseIsProcessingError) {
   bus_->SetErrorCallback(&ErrorLog::Record);
   int second = 0;
@@ -586,6 +591,7 @@ TEST_F(AsyncBusTest, QueueDepthUtilizationAndBackpressure) {
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 75U);
 }
 
+// G-16: Subscribe/Unsubscribe from a callback without deadlock; captures released (next test)
 TEST_F(AsyncBusTest, CallbackMaySubscribeAndUnsubscribeWithoutDeadlock) {
   int first_calls = 0;
   int late_calls = 0;
@@ -690,6 +696,7 @@ TEST_F(AsyncBusTest, SingleProducerBusHasSameSemantics) {
 
 // ----- PublishBatch ---------------------------------------------------------------------------
 
+// G-8: a batch is delivered once, in order, contiguously, consecutive ids, one timestamp
 TEST_F(AsyncBusTest, PublishBatchDeliversInOrderWithConsecutiveIdsAndOneTimestamp) {
   std::vector<Envelope> seen;
   bus_->Subscribe<MotorCmd>([&](const Envelope& env) { seen.push_back(env); });
@@ -760,6 +767,7 @@ void ExpectBatchAdmitsWhatSinglePublishesAdmit() {
   }
 }
 
+// G-8: PublishBatch admits exactly the prefix single publishes would (every priority and fill)
 TEST_F(AsyncBusTest, PublishBatchAdmitsExactlyWhatSinglePublishesWould) {
   ExpectBatchAdmitsWhatSinglePublishesAdmit<Bus>();
 }
@@ -820,10 +828,12 @@ TEST_F(AsyncBusTest, PublishBatchInBareMetalFillsToCapacityWithoutCounting) {
   EXPECT_EQ(bus_->ProcessBatch(), 64U);
 }
 
+// G-8: the same on a single-producer bus
 TEST_F(AsyncBusTest, SingleProducerPublishBatchAdmitsExactlyWhatSinglePublishesWould) {
   ExpectBatchAdmitsWhatSinglePublishesAdmit<mccc::AsyncBus<Payload, SingleProducerTraits>>();
 }
 
+// G-19: a sleeping consumer is woken by a publish
 TEST_F(AsyncBusTest, SleepingConsumerIsWokenByPublish) {
   std::atomic<bool> woke{false};
   std::thread consumer([&] {

@@ -91,6 +91,8 @@ void RunAcrossWrap(typename Traits::Position start, uint64_t first_id, uint32_t 
   EXPECT_EQ(bus->QueueDepth(), 0U);
 }
 
+// G-20: msg_id and positions exact across their wrap points; OVERFLOW_DETECTED; QUEUE_FULL
+// reports the would-be id (the tests below)
 TEST(BusWrapAround, ThirtyTwoBitPositionsWrapWithoutAffectingDelivery) {
   Errors::Clear();
   std::vector<uint64_t> ids;

@@ -65,6 +65,7 @@ class CompactEnvelopeTest : public ::testing::Test {};
 using Buses = ::testing::Types<CompactBus, CompactTimedBus, CompactOneRingBus>;
 TYPED_TEST_SUITE(CompactEnvelopeTest, Buses);
 
+// G-34: compact slots; subscribers and visitors get complete headers, ids 1, 2, 3, ...
 TYPED_TEST(CompactEnvelopeTest, SubscribersGetCompleteHeadersInDeliveryOrder) {
   using Bus = TypeParam;
   auto bus = std::make_unique<Bus>();
@@ -141,6 +142,7 @@ TEST(CompactEnvelope, HighLaneStillOvertakesTheBacklog) {
   EXPECT_TRUE(bus->Unsubscribe(handle));
 }
 
+// G-34: refusal at the exact limit
 TEST(CompactEnvelope, RefusedPublishReportsTheNextIdAndLeavesStatisticsExact) {
   auto bus = std::make_unique<CompactOneRingBus>();
   uint32_t admitted = 0U;

@@ -46,6 +46,7 @@ void LogError(mccc::BusError, uint64_t) {
                             std::memory_order_relaxed);  // relaxed: a count read after join
 }
 
+// G-26: the error callback sees what its installer set up before installing it
 TEST(ErrorCallback, StateSetUpBeforeInstallingIsVisibleToTheProducer) {
   auto bus = std::make_unique<Bus>();
   // Filled to MEDIUM's limit, so that every MEDIUM publish below is refused (HIGH would go to
@@ -94,6 +95,7 @@ struct ErrorLog {
   static void Record(mccc::BusError error, uint64_t id) { seen.emplace_back(error, id); }
 };
 
+// G-27: ProcessBatch* from a callback returns 0 and reports kReentrantCall; the batch goes on
 TEST(Reentry, ProcessBatchFromACallbackIsRefusedAndReported) {
   auto bus = std::make_unique<Bus>();
   ErrorLog::seen.clear();
@@ -189,6 +191,7 @@ void ExpectReclaimWithinOneBatchOrOnePoll(int rounds) {
   }
 }
 
+// G-28: a removed callable is destroyed by the end of that batch or the next ProcessBatch
 TEST(ReclaimBound, AsymmetricHandshake) {
   ExpectReclaimWithinOneBatchOrOnePoll<Small>(200);
 }
@@ -201,6 +204,7 @@ TEST(ReclaimBound, SymmetricHandshake) {
 // A membarrier call that fails after start-up (as under a seccomp filter installed later).
 // ---------------------------------------------------------------------------------------------
 
+// G-28: a membarrier that starts failing switches to the symmetric handshake
 TEST(MembarrierFailure, FallsBackToTheSymmetricHandshake) {
   auto bus = std::make_unique<Bus>();
   std::atomic<int> destroyed{0};

@@ -101,6 +101,7 @@ void RunPingPong() {
   EXPECT_TRUE(bus->Unsubscribe(handle));
 }
 
+// G-36: a consumer sleeping in a user ConsumerWait hook loses no wake-up (the tests below)
 TEST(ConsumerWaitHook, MultiProducerBusLosesNoWakeUp) {
   RunPingPong<HookTraits>();
 }

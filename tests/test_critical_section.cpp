@@ -61,6 +61,7 @@ static_assert(std::is_same_v<mccc::AsyncBus<Payload, MultiCoreWithSection>::Crit
                              mccc::NoCriticalSection>,
               "a multi-core bus never masks interrupts: the section is for one core only");
 
+// G-33: every read-modify-write and control-path lock runs inside the critical section
 TEST(CriticalSection, EveryPublishClaimAndControlCallGoesThroughTheSection) {
   auto bus = std::make_unique<CountingBus>();
   uint64_t before = CountingSection::entries;
@@ -84,6 +85,7 @@ TEST(CriticalSection, EveryPublishClaimAndControlCallGoesThroughTheSection) {
   EXPECT_EQ(bus->ProcessBatch(), 1U);
 }
 
+// G-33: sections nest
 TEST(CriticalSection, NestedSectionsRestoreTheOuterState) {
   CountingSection::depth = 0;
   {
@@ -169,6 +171,7 @@ void OnInterrupt(int) {
   g_handler_runs.store(run + 1U, std::memory_order_relaxed);
 }
 
+// G-33: control calls and Publish from an interrupt complete; every message delivered once
 TEST(CriticalSection, ControlCallsFromAnInterruptNeverWaitForTheInterruptedHolder) {
   auto bus = std::make_unique<InterruptBus>();
   g_bus = bus.get();
@@ -260,6 +263,7 @@ struct Counted {
   int value = 42;
 };
 
+// G-35: Instance() builds exactly one object when first called from several threads
 TEST(StaticInstance, RacingFirstCallsBuildExactlyOneObject) {
   using Instance = mccc::detail::StaticInstance<Counted, false, mccc::NoCriticalSection>;
   constexpr int kThreads = 4;

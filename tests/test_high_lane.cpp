@@ -227,6 +227,7 @@ void ExpectHighDispatchedFirst(Bus& bus, bool use_visitor) {
   EXPECT_EQ(bus.QueueDepth(), 0U);
 }
 
+// G-2: at most one LOW/MEDIUM dispatch between a HIGH publish and its dispatch (tests below)
 TYPED_TEST(HighLaneTest, HighIsDispatchedBeforeAFullRingProcessBatch) {
   ExpectHighDispatchedFirst(this->bus(), /*use_visitor=*/false);
 }
@@ -322,6 +323,7 @@ TYPED_TEST(HighLaneTest, HighPublishedInTheOnlyVisitOfABatchIsDispatchedInThatBa
 
 // ----- a LOW/MEDIUM flood never refuses HIGH ---------------------------------------------------
 
+// G-2: a LOW/MEDIUM flood never refuses HIGH; only a full HIGH lane does
 TYPED_TEST(HighLaneTest, FloodNeverRefusesHighOnlyAFullHighLaneDoes) {
   auto& bus = this->bus();
   ASSERT_EQ(FillWithMedium(bus), kMediumLimit);  // the 53rd MEDIUM was refused
@@ -420,6 +422,7 @@ TYPED_TEST(HighLaneTest, QueueFullReportsTheNextIdAsOfTheLastFinishedBatch) {
 // ----- a HIGH flood beyond kBatchSize ends a batch early
 // ------------------------------------------
 
+// G-2: a batch dispatches at most kBatchSize messages of each class
 TYPED_TEST(HighLaneTest, HighFloodBeyondTheBatchEndsTheBatchEarly) {
   auto& bus = this->bus();
   for (uint32_t i = 0U; i < 3U; ++i) {
@@ -460,6 +463,7 @@ TYPED_TEST(HighLaneTest, ExactlyABatchOfHighLeavesTheLowMediumShareOfTheBatch) {
 
 // ----- introspection covers both rings ----------------------------------------------------------
 
+// G-2: QueueDepth and the backpressure level cover the HIGH lane
 TYPED_TEST(HighLaneTest, QueueDepthAndBackpressureCoverTheHighLane) {
   auto& bus = this->bus();
   EXPECT_EQ(bus.HighQueueDepth(), 0U);

@@ -30,6 +30,7 @@ constexpr uint64_t kTwoTo32 = uint64_t{1} << 32U;
 // whose head is older than the consumer's latest preparation.
 // ---------------------------------------------------------------------------------------------
 
+// G-24: the exact 64-bit would-be id from 32-bit positions near every boundary
 TEST(IdBase, WidensEveryPositionNearEveryHalfLapBoundary) {
   // The bias is msg_id - 1 - position: position p carries id kBias + 1 + p.
   constexpr uint64_t kBias = 999U;
@@ -150,6 +151,7 @@ class DelayedRefusal : public ::testing::Test {};
 using Widths = ::testing::Types<Small32, Small64>;
 TYPED_TEST_SUITE(DelayedRefusal, Widths);
 
+// G-24: exact id when the refusing producer was delayed while the consumer moved on
 TYPED_TEST(DelayedRefusal, ReportsTheIdOfTheObservedTail) {
   using Bus = mccc::AsyncBus<Payload, TypeParam>;
   const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::LOW);
@@ -186,6 +188,7 @@ TYPED_TEST(DelayedRefusalWithHighLane, ReportsTheConsumersNextIdAfterTheDelay) {
 
 // A refusal made by the consumer's own thread in the middle of its batch (what an interrupt
 // handler that preempted the consumer does) completes and reports the exact id.
+// G-24: a refusal that preempted the consumer completes (wait-free)
 TEST(IdWidening, RefusalInsideTheConsumersBatchCompletes) {
   using Bus = mccc::AsyncBus<Payload, Small32>;
   auto bus = std::make_unique<Bus>(static_cast<uint32_t>(kTwoTo32 - 2U), 50U);
@@ -271,6 +274,7 @@ struct SignalStress {
   }
 };
 
+// G-24: refusals from signal handlers on the consumer thread complete
 TEST(IdWideningStress, RefusalsFromSignalHandlersOnTheConsumerThreadComplete) {
   auto bus = std::make_unique<SignalStress::Bus>();
   SignalStress::bus = bus.get();
@@ -323,6 +327,7 @@ TEST(IdWideningStress, RefusalsFromSignalHandlersOnTheConsumerThreadComplete) {
 // The producers' cached head only moves forward, whatever order racing refreshes land in.
 // ---------------------------------------------------------------------------------------------
 
+// G-25: the producers' cached head only moves forward
 TEST(CachedHead, OnlyMovesForwardUnderRacingRefreshes) {
   using Ring = mccc::MpscRing<uint32_t, 16U, false, false, uint32_t, 64U>;
   auto ring = std::make_unique<Ring>(static_cast<uint32_t>(kTwoTo32 - 1000U));

@@ -69,6 +69,7 @@ TEST(MpscRing, LimitBelowCapacityIsRespected) {
   EXPECT_EQ(Drain(*ring).size(), 5U);
 }
 
+// G-10: the destructor destroys what is queued
 TEST(MpscRing, DestructorDestroysQueuedElements) {
   {
     auto ring = std::make_unique<Ring<uint32_t>>();
@@ -116,6 +117,7 @@ void WrapAround() {
   }
 }
 
+// G-20: ring positions exact across their wrap point (the four tests below)
 TEST(MpscRing, WrapAround64BitMultiProducer) {
   WrapAround<uint64_t, false>();
 }
@@ -169,6 +171,7 @@ void BatchWrapAround() {
   }
 }
 
+// G-8: batches of every size at every limit across the position wrap point (four tests)
 TEST(MpscRing, BatchWrapAround64BitMultiProducer) {
   BatchWrapAround<uint64_t, false>();
 }
@@ -185,6 +188,7 @@ TEST(MpscRing, BatchWrapAround32BitMultiProducer) {
 // A producer suspended after claiming a slot and before writing it: the consumer never reads
 // the half-written slot, later messages wait behind it, and everything is delivered once the
 // producer resumes.
+// G-18: a producer suspended between claim and publish: no half-written read, nothing lost
 TEST(MpscRing, SuspendedProducerBlocksOnlyUntilItResumes) {
   using R = mccc::MpscRing<Counted, 64U, false, false, uint64_t, 64U>;
   auto ring = std::make_unique<R>();

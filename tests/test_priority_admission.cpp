@@ -15,6 +15,7 @@ namespace {
 using mccc::BackpressureLevel;
 using mccc::MessagePriority;
 
+// G-7: LOW < 60 %, MEDIUM < 80 %, HIGH < 99 %, exact for every capacity; BARE_METAL when full
 TEST(PriorityAdmission, LimitsAreExactPercentagesOfCapacity) {
   // "Below x% of capacity": occupancy * 100 < x * capacity.
   using A64 = mccc::PriorityAdmission<64U>;
@@ -81,6 +82,7 @@ MessagePriority PriorityOf(uint32_t i) {
   }
 }
 
+// G-7: the README's burst figures, without a HIGH lane (and with one, the next test)
 TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   auto bus = std::make_unique<BigBus>();
   constexpr uint32_t kBurst = 150000U;
@@ -228,6 +230,7 @@ struct Depth128Traits : mccc::DefaultBusTraits {
   static constexpr uint32_t kHighQueueDepth = 0U;  // HIGH's 99 % limit is one of this ring's
 };
 
+// G-7: LOW is refused before MEDIUM, MEDIUM before HIGH
 TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {
   auto bus = std::make_unique<mccc::AsyncBus<Payload, Depth128Traits>>();
   // At each occupancy try LOW, then MEDIUM, then HIGH; the first one admitted grows the queue by

@@ -294,6 +294,7 @@ TEST(ProducerLanes, HandlesBeyondTheLanesUseTheSharedRing) {
   EXPECT_EQ(again.Lane(), first_lane) << "the lowest free identity is taken first";
 }
 
+// G-3: a lane left by an exited thread is reused, its messages first
 TEST(ProducerLanes, ALaneLeasedByAThreadThatExitsIsReusedAndItsMessagesComeFirst) {
   auto bus = std::make_unique<LanesBus>();
   uint32_t first_lane = ~0U;
@@ -351,6 +352,7 @@ TEST(ProducerLanes, ABatchTakesEveryMessagePublishedBeforeItStarted) {
   EXPECT_EQ(bus->QueueDepth(), 0U);
 }
 
+// G-10: the destructor destroys what is queued in the lanes
 TEST(ProducerLanes, DestroyingTheBusDestroysEveryMessageLeftInALane) {
   g_live_counted.store(0);
   {
@@ -385,6 +387,8 @@ uint32_t PublishUntilRefused(typename Bus::Producer& handle, MessagePriority pri
   return admitted;
 }
 
+// G-3: admission per lane, at every threshold
+// G-7: LOW < 60 %, MEDIUM < 80 %, HIGH < 99 % of the lane
 TEST(ProducerLanes, AdmissionThresholdsArePercentagesOfTheLaneDepth) {
   g_queue_full.store(0U);
   auto bus = std::make_unique<LanesNoHighBus>();
@@ -450,6 +454,7 @@ TEST(ProducerLanes, WithAHighLaneHighIsAdmittedWhateverTheFillOfTheLane) {
 
 // ----- fairness ----------------------------------------------------------------------------------
 
+// G-3: every ready lane is served in each batch
 TEST(ProducerLanes, OneBatchServesEveryFullLaneAndTheSharedRing) {
   auto bus = std::make_unique<LanesBus>();
   LaneOwners<LanesBus> owners(*bus);
@@ -491,6 +496,8 @@ TEST(ProducerLanes, OneBatchServesEveryFullLaneAndTheSharedRing) {
 // ----- statistics per lane
 // ------------------------------------------------------------------------
 
+// G-3: a producer's refusals are counted exactly per lane; the lanes add up to the bus
+// G-5: statistics exact per lane and in total
 TEST(ProducerLanes, PerLaneStatisticsAreExactAndAddUpToTheBusStatistics) {
   g_queue_full.store(0U);
   auto bus = std::make_unique<LanesBus>();
@@ -570,6 +577,7 @@ struct IsolationTraits : mccc::DefaultBusTraits {
 };
 using IsolationBus = mccc::AsyncBus<Payload, IsolationTraits>;
 
+// G-3: a flooding producer never causes another producer's refusal
 TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
   constexpr uint32_t kOthers = 7U;
   constexpr uint32_t kProducers = kOthers + 1U;  // producer 0 floods
@@ -738,6 +746,7 @@ extern "C" void PublishFromHandler(int /*signal*/) {
       g_signal_bus->PublishWithPriority(Item{9U, 0U}, 9U, MessagePriority::kMedium) ? 1 : 0;
 }
 
+// G-3: a handler interrupting its thread's lane publish: delivered once, via the shared ring
 TEST(ProducerLanes, ASignalHandlerInterruptingALanePublishGoesThroughTheSharedRing) {
   auto bus = std::make_unique<LanesBus>();
   g_signal_bus = bus.get();

@@ -65,6 +65,7 @@ TYPED_TEST_SUITE(SnapshotBounds, TraitsUnderTest);
 
 // A message consumed between its announcement and the end of its publish leaves an empty queue
 // that every snapshot reports as empty.
+// G-23: every queue snapshot is a value the queue had, never a wrapped difference (tests below)
 TYPED_TEST(SnapshotBounds, ConsumedBeforePublishReturnsReadsEmpty) {
   using Bus = mccc::AsyncBus<Payload, TypeParam>;
   auto bus = std::make_unique<Bus>();

@@ -42,6 +42,7 @@ using StaticBus = mccc::AsyncBus<Payload, StaticTraits>;
 #endif
 StaticBus g_static_bus;
 
+// G-35: a fresh bus is all zero bytes and works as a fresh one (the tests below)
 TEST(StaticStorage, AFreshGlobalBusIsAllZeroBytes) {
   // Read before any use: every byte of the object must be zero (it lives in .bss).
   const auto* bytes = reinterpret_cast<const unsigned char*>(&g_static_bus);

@@ -98,6 +98,7 @@ TEST(BasicTscClock, SplitReadingIsNowUsInTwoHalves) {
 // on the same thread, as an interrupt would be) keep reading and cannot publish a line of their
 // own (every pair they take comes out interrupted). The writer then publishes its line, which it
 // computed 10 ms ago. No reading may be lower than one before it.
+// G-30: a writer preempted after its pair never steps time back
 TEST(BasicTscClock, AWriterPreemptedAfterItsPairNeverStepsTimeBack) {
   using Source = fake::CounterSource<4>;
   using Clock = mccc::BasicTscClock<Source>;
@@ -133,6 +134,7 @@ TEST(BasicTscClock, AWriterPreemptedAfterItsPairNeverStepsTimeBack) {
 // writer, which cannot run until it returns, nor see time go back. Once the old line has
 // expired it publishes the next line itself, so time keeps running; the writer's own line is
 // then dropped.
+// G-30: readers never wait for a writer, also one that interrupted it
 TEST(BasicTscClock, AReaderThatInterruptsTheWriterNeverWaitsAndTimeKeepsRunning) {
   using Source = fake::CounterSource<5>;
   using Clock = mccc::BasicTscClock<Source>;
@@ -163,6 +165,7 @@ TEST(BasicTscClock, AReaderThatInterruptsTheWriterNeverWaitsAndTimeKeepsRunning)
 // the reference from then on, held at or above the last value the counter could have given:
 // here the line runs ahead of the reference when it happens, so time holds still until the
 // reference catches up, and never goes back.
+// G-30: loss of trust in the TSC moves readings to steady_clock without a step back
 TEST(BasicTscClock, FallsBackToTheReferenceWhenTheSourceStopsTrustingTheCounter) {
   using Source = fake::CounterSource<6>;
   using Clock = mccc::BasicTscClock<Source>;
@@ -246,6 +249,7 @@ TEST(TscClock, UsesTheCounterExactlyWhenTheSourceTrustsIt) {
   EXPECT_EQ(mccc::TscClock::UsesCycleCounter(), trusted);
 }
 
+// G-29: never backwards on any thread across resynchronisations
 TEST(TscClock, NeverGoesBackwardsOnAnyThreadAcrossResynchronisations) {
   // 4 threads read for ~120 ms, i.e. across two resynchronisations (every ~50 ms).
   std::atomic<int> failures{0};

@@ -179,6 +179,7 @@ TEST(TscTimeline, StepsForwardWhenTheReferenceJumpsAhead) {
   ExpectMonotonicSwitch(line, next, t_w);
 }
 
+// G-30: slews but never steps back when the reference falls behind
 TEST(TscTimeline, SlewsButNeverStepsBackWhenTheReferenceFallsBehind) {
   Machine machine;
   const uint64_t first_ticks = 3U * kTicksPerMs;
@@ -201,6 +202,7 @@ TEST(TscTimeline, SlewsButNeverStepsBackWhenTheReferenceFallsBehind) {
 // own). The reference runs 100 ppm slower than the line, so the new line is the slower one,
 // which crosses the old line from above: the first reading on it must still not be lower than
 // the last one on the old line, for any delay.
+// G-30: a writer delayed 5 us to 200 ms before publishing never steps time back
 TEST(TscTimeline, AWriterDelayedBeforePublishingNeverStepsTimeBack) {
   const uint64_t first_ticks = 3U * kTicksPerMs;
   const uint64_t first_ns = 1000000000000U;

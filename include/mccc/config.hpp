@@ -12,6 +12,10 @@
 #include <cstddef>
 #include <cstdint>
 
+// The MCCC_* defaults below are the documented configuration interface: object-like macros so
+// that a build can set them with -D, each read once into DefaultBusTraits (traits.hpp).
+// NOLINTBEGIN(cppcoreguidelines-macro-usage): deviation D-06 (configuration macros)
+
 // ---------------------------------------------------------------------------------------------
 // Capacity and limits
 // ---------------------------------------------------------------------------------------------
@@ -180,19 +184,32 @@
 #define MCCC_ENABLE_ASSERTS 1
 #endif
 #endif
+// NOLINTEND(cppcoreguidelines-macro-usage)
 
+// NOLINTBEGIN(cppcoreguidelines-macro-usage): deviation D-08 (the assertion macro)
 #if MCCC_ENABLE_ASSERTS
 #if MCCC_HOSTED
 #include <cstdio>
 #include <cstdlib>
-#define MCCC_ASSERT(cond, msg)                                                               \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      /* the program aborts next, so a failed write has no better fallback */                \
-      static_cast<void>(std::fprintf(stderr, "mccc assertion failed: %s\n  (%s) at %s:%d\n", \
-                                     (msg), #cond, __FILE__, __LINE__));                     \
-      std::abort();                                                                          \
-    }                                                                                        \
+namespace mccc {
+namespace detail {
+/// @brief What a failed hosted MCCC_ASSERT does: one message on stderr, then abort. A function
+/// rather than macro text, so the C I/O call exists once and not at every assertion.
+[[noreturn]] inline void AssertionFailed(const char* message, const char* condition,
+                                         const char* file, int line) noexcept {
+  // The program aborts next, so a failed write has no better fallback.
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): deviation D-20 (stderr report)
+  static_cast<void>(std::fprintf(stderr, "mccc assertion failed: %s\n  (%s) at %s:%d\n", message,
+                                 condition, file, line));
+  std::abort();
+}
+}  // namespace detail
+}  // namespace mccc
+#define MCCC_ASSERT(cond, msg)                                           \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      ::mccc::detail::AssertionFailed((msg), #cond, __FILE__, __LINE__); \
+    }                                                                    \
   } while (false)
 #else
 #define MCCC_ASSERT(cond, msg) \
@@ -203,11 +220,12 @@
   } while (false)
 #endif
 #else
-#define MCCC_ASSERT(cond, msg) \
-  do {                         \
-    (void)sizeof(cond);        \
+#define MCCC_ASSERT(cond, msg)       \
+  do {                               \
+    static_cast<void>(sizeof(cond)); \
   } while (false)
 #endif
+// NOLINTEND(cppcoreguidelines-macro-usage)
 
 // ---------------------------------------------------------------------------------------------
 // One configuration per program. The macros above shape DefaultBusTraits and the layout of every
@@ -223,6 +241,7 @@
 // check compares the macros' text. Static linking on ELF targets (GCC, Clang); a shared library
 // does not check against its host program.
 // ---------------------------------------------------------------------------------------------
+// NOLINTBEGIN(cppcoreguidelines-macro-usage): deviations D-06, D-08 (the configuration check)
 #define MCCC_DETAIL_STRINGIFY_TEXT(x) #x
 #define MCCC_DETAIL_STRINGIFY(x) MCCC_DETAIL_STRINGIFY_TEXT(x)
 // clang-format off
@@ -246,9 +265,11 @@
   ",asserts=" MCCC_DETAIL_STRINGIFY(MCCC_ENABLE_ASSERTS)                             \
   ",test_hooks=" MCCC_DETAIL_STRINGIFY(MCCC_ENABLE_TEST_HOOKS)
 // clang-format on
+// NOLINTEND(cppcoreguidelines-macro-usage)
 
 #if defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
 // "%progbits" rather than "@progbits": '@' starts a comment in the Arm assembler.
+// NOLINTNEXTLINE(hicpp-no-assembler): deviation D-04 (assembler directives, no instructions)
 __asm__(
     ".pushsection .mccc_configuration,\"aG\",%progbits,\"mccc_configuration:" MCCC_CONFIGURATION_KEY
     "\",comdat\n"
@@ -261,6 +282,7 @@ __asm__(
 #pragma detect_mismatch("mccc_configuration", MCCC_CONFIGURATION_KEY)
 #endif
 
+// NOLINTBEGIN(cppcoreguidelines-macro-usage): deviations D-04, D-08 (compiler hints)
 #if defined(__GNUC__) || defined(__clang__)
 #define MCCC_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MCCC_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -272,5 +294,6 @@ __asm__(
 #define MCCC_ALWAYS_INLINE inline
 #define MCCC_NOINLINE
 #endif
+// NOLINTEND(cppcoreguidelines-macro-usage)
 
 #endif  // MCCC_CONFIG_HPP_

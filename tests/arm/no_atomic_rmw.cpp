@@ -3,6 +3,7 @@
 // Cortex-M0 has no LDREX/STREX: a multi-core (default) bus cannot claim slots there. Built with
 // -mcpu=cortex-m0; the control is the single-core build, whose default critical section
 // (PRIMASK) replaces every read-modify-write.
+// G-33: a multi-core bus on Cortex-M0 is refused at compile time
 #include <mccc/mccc.hpp>
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // expect: Position must be at least 32 bits
 // A 16-bit position wraps within one preemption of a producer (ABA) and wraps ids and counters.
+// G-25: positions narrower than 32 bits are a compile error
 #include <cstdint>
 #include <variant>
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // expect: mccc: Subscribe<T>: this bus stores compact envelopes
 // A callback taking the whole MessageEnvelope needs the full envelope in the slot.
+// G-34: the envelope callback on a compact bus is a compile error
 #include "fixture.hpp"
 
 struct CompactTraits : mccc::DefaultBusTraits {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // expect: mccc: PublishFast: this bus stores no timestamp
 // A compact NullClock slot has no timestamp field: a caller's timestamp would be lost.
+// G-34: a lost PublishFast timestamp is a compile error
 #include "fixture.hpp"
 
 struct CompactTraits : mccc::DefaultBusTraits {

@@ -67,6 +67,21 @@
 //
 // Regression inputs (tests/fuzz/regressions/) replay inputs that once found a bug; they run with
 // MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
+//
+// The README's guarantees this model checks after every operation of every input:
+// G-2: HIGH before the backlog, never refused by a LOW/MEDIUM flood (the two FIFOs above)
+// G-5: statistics exact in FULL_FEATURED, nothing counted in the other modes
+// G-7: every publish admitted exactly below its priority's threshold
+// G-8: a burst sent as one PublishBatch admits the prefix single publishes would
+// G-9: every refused rvalue re-checked: not moved from
+// G-10: live payloads == queued messages after every operation, 0 once the bus is gone
+// G-11: a loaned message reaches subscribers and visitors as the block the producer filled
+// G-12: a refused loan stays with the caller, intact
+// G-13: a loan is granted exactly while the blocks in use are below its priority's limit
+// G-14: blocks in use == loans held + queued or retained messages; every block back at the end
+// G-16: nobody called after its Unsubscribe returned; captures destroyed once no call can run
+// G-17: a callback returning false or throwing is one processing error
+// G-20: ids across their wrap point, OVERFLOW_DETECTED, the QUEUE_FULL id
 #define MCCC_ENABLE_TEST_HOOKS 1  // this target only: AsyncBus(initial position, first msg_id)
 
 #include <algorithm>

@@ -1247,6 +1247,8 @@ struct ControlFromInterrupt {
   }
 };
 
+// G-33: Subscribe, Unsubscribe, ResetStatistics and Publish from an interrupt that lands while
+// the main loop is inside the same calls (Cortex-M under QEMU)
 template <typename Config>
 void ControlCallsFromTheInterrupt() {
   using Bus = typename Config::Bus;
@@ -1393,6 +1395,8 @@ struct ScanRecorder {
   }
 };
 
+// G-11: a loan is delivered as the block the producer filled (Cortex-M)
+// G-14: the block is back once its message is dispatched, or when given back unpublished
 /// Loan, fill in place, publish, deliver: the subscriber is given the block the producer
 /// filled (no copy), at the loan's priority; the block is back once the message is dispatched,
 /// and a loan given back unpublished returns its block too.
@@ -1493,6 +1497,7 @@ std::uint32_t LoanUntilRefused(Bus& bus, MessagePriority priority,
   return granted;
 }
 
+// G-13: pool admission by priority, HIGH's reserve, in every mode (Cortex-M)
 /// Pool admission by priority: LOW up to its limit, MEDIUM to its own, HIGH takes the reserve;
 /// refusals are counted per priority and reported as LOAN_REFUSED (msg_id 0). NO_STATS: the
 /// same limits, nothing counted. BARE_METAL: LOW takes the whole pool, nothing counted or
@@ -1598,6 +1603,7 @@ void LoanAdmissionByPriority() {
   CHECK_EQ(s.loan_blocks_in_use, 0U);
 }
 
+// G-12: a publish the ring refuses leaves the loan with the caller (Cortex-M)
 /// A publish the ring refuses leaves the loan with the caller, intact; published later it is
 /// delivered. An empty loan is refused as INVALID_MESSAGE.
 template <typename Config>
@@ -1848,6 +1854,8 @@ struct ScanStreamChecker {
   }
 };
 
+// G-11: an interrupt loaning and publishing while the main loop loans and consumes: every
+// loan delivered once, in order (Cortex-M)
 template <typename Config>
 void InterruptLoansWhileMainLoansAndConsumes() {
   using Bus = typename Config::LoanBus;
@@ -1996,6 +2004,7 @@ void PrintSize() {
 
 }  // namespace
 
+// G-37: the bare-metal suite runs on Cortex-M4F, M3 and M0 under QEMU (tests/mcu/CMakeLists.txt)
 int main() {
   mcu::Print("mccc bare-metal suite, " MCU_SUITE_CORE_NAME "\nbus bytes (without/with loans):");
   PrintSize<SingleCore>();

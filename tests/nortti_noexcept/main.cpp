@@ -3,6 +3,7 @@
 // work without exceptions and RTTI. Exit status 0 only if every published message was delivered:
 // an inline one, and a large one that travels by loan (loan, fill in place, publish, delivery of
 // the block itself, retained beyond its callback, every block back at the end).
+// G-37: the library builds and runs with -fno-exceptions -fno-rtti
 #include <mccc/mccc.hpp>
 
 #include <cstddef>

@@ -238,6 +238,7 @@ void RunCase(uint32_t producers, uint32_t base_quota, bool retry) {
   EXPECT_EQ(g_queue_full_reports.load(), refusing_calls);  // after the joins: every report counted
 }
 
+// G-8: every admitted batch message delivered once, in order, contiguously (all tests below)
 TEST(BatchPublishStress, ThreeProducersRetryIntoAnAlwaysFullQueue) {
   RunCase<FullQueueTraits>(3U, 100000U, /*retry=*/true);
 }

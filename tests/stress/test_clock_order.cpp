@@ -108,6 +108,7 @@ OrderCount ReceiveAndRead(uint64_t checks, double max_seconds) {
 }
 
 #if MCCC_HAS_TSC_CLOCK
+// G-29: a reading taken after receiving another thread's value is not earlier than it
 TEST(TscClockOrder, AReadingNeverPrecedesAValueReceivedFromAnotherThread) {
   if (!mccc::TscClock::UsesCycleCounter()) {
     GTEST_SKIP() << "the counter is not trusted here: TscClock reads steady_clock";
@@ -121,6 +122,8 @@ TEST(TscClockOrder, AReadingNeverPrecedesAValueReceivedFromAnotherThread) {
 #endif
 
 #if MCCC_HAS_TSC_TIMELINE && MCCC_HOSTED
+// G-29: monotonic on every thread and across handovers while writers race
+// G-30: resynchronising writers never step time back
 TEST(BasicTscClockWriters, RacingWritersKeepEveryThreadAndEveryHandoverMonotonic) {
   using Source = fake::CounterSource<100>;
   using Clock = mccc::BasicTscClock<Source>;

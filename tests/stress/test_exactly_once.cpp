@@ -123,6 +123,11 @@ std::vector<Scenario> AllScenarios() {
 
 class ExactlyOnceTest : public ::testing::TestWithParam<Scenario> {};
 
+// G-1: every admitted message dispatched once, in order per producer and class, intact
+// G-2: the same with the HIGH lane on and off
+// G-3: the same with 0, 1 and 4 producer lanes and more threads than lanes
+// G-5: per producer and priority, admitted + refused == attempted == GetStatistics()
+// G-9: a refused rvalue is not moved from (the Tracked payload's moved-from marker)
 TEST_P(ExactlyOnceTest, EveryAdmittedMessageDeliveredOnceInOrderAndIntact) {
   const Scenario& scenario = GetParam();
   switch (scenario.bus) {
@@ -163,6 +168,7 @@ INSTANTIATE_TEST_SUITE_P(Bus, ExactlyOnceTest, ::testing::ValuesIn(AllScenarios(
 // Threads beyond kStatisticsShards share an overflow shard with atomic increments; the counters
 // must still be exact. All producers stay alive until every one has finished, so all of them hold
 // a shard lease (or the overflow) at the same time.
+// G-5: statistics exact with more producer threads than statistics shards
 TEST(ExactlyOnceStatisticsTest, ExactWithMoreProducerThreadsThanStatisticsShards) {
   constexpr uint32_t kProducers = Depth4096Traits::kStatisticsShards + 8U;
   static_assert(kProducers > Depth4096Traits::kStatisticsShards, "");
@@ -221,6 +227,7 @@ TEST(ExactlyOnceStatisticsTest, ExactWithMoreProducerThreadsThanStatisticsShards
 
 // RunWakeupPingPong (exactly_once_harness.hpp): the consumer parks, each publish must wake it.
 
+// G-19: a parked consumer is woken by every publish (the three tests below)
 TEST(ExactlyOnceWakeupTest, ParkedConsumerIsWokenByEveryPublishOneProducer) {
   RunWakeupPingPong<Bus4096>(1U);
 }

@@ -50,6 +50,9 @@ std::vector<Scenario> AllScenarios() {
 
 class ExactlyOnceSingleProducerTest : public ::testing::TestWithParam<Scenario> {};
 
+// G-1: exactly once, in order, intact, with MCCC_SINGLE_PRODUCER=1 (wait-free producer path)
+// G-5: admitted + refused == attempted == GetStatistics() per priority
+// G-9: a refused rvalue is not moved from
 TEST_P(ExactlyOnceSingleProducerTest, EveryAdmittedMessageDeliveredOnceInOrderAndIntact) {
   const Scenario& scenario = GetParam();
   if (scenario.bus == kDepth64) {
@@ -64,6 +67,7 @@ INSTANTIATE_TEST_SUITE_P(Bus, ExactlyOnceSingleProducerTest, ::testing::ValuesIn
 
 // The single producer's wake-up path (a full fence only while the consumer may sleep) with the
 // build's default traits.
+// G-19: a parked consumer is woken by every publish (both tests below)
 TEST(ExactlyOnceSingleProducerWakeupTest, ParkedConsumerIsWokenByEveryPublishDefaultTraits) {
   RunWakeupPingPong<BusDefault>(1U);
 }

@@ -140,6 +140,8 @@ void PublishUntilAdmitted(Bus& bus, const Message& message, uint32_t sender,
 // Deterministic lifecycle cases
 // =============================================================================================
 
+// G-16: no call after Unsubscribe returned on the consumer; captures destroyed only when no
+// call can run; Subscribe/Unsubscribe from callbacks without deadlock (the tests below)
 TEST(LifecycleTest, UnsubscribeWhileIdleDestroysCapturesAtOnce) {
   auto bus = std::make_unique<Bus>();
   auto other_bus = std::make_unique<Bus>();
@@ -349,6 +351,7 @@ TEST(LifecycleTest, SubscribeDuringALongBatchIsRefusedOnlyWhenSpareEntriesAreExh
 // consumer loop reads its stop flag and then calls WaitForMessages; the stopping thread may set
 // the flag and call WakeConsumer between those two steps. This plays that interleaving on one
 // thread: the wake-up comes just before the consumer parks and must not be lost.
+// G-19: a WakeConsumer just before the consumer parks is not lost
 TEST(LifecycleTest, WakeConsumerJustBeforeTheConsumerParksIsNotLost) {
   auto bus = std::make_unique<Bus>();
   static_cast<void>(bus->WaitForMessages(1U));  // as in a running consumer loop: sleeping enabled
@@ -438,6 +441,7 @@ struct RelayLink {
   }
 };
 
+// G-16: Subscribe/Unsubscribe storm from threads and callbacks while publishing, dispatching
 TEST(LifecycleStormTest, SubscribeUnsubscribeStormWhilePublishingAndDispatching) {
   auto bus = std::make_unique<Bus>();
   Storm storm;

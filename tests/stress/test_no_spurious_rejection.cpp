@@ -354,6 +354,7 @@ void RunScenario(const Scenario& scenario) {
 
 class NoSpuriousRejectionTest : public ::testing::TestWithParam<Scenario> {};
 
+// G-6: a publish fails only if the occupancy it observed was at its priority's threshold
 TEST_P(NoSpuriousRejectionTest, NothingRefusedWhileOutstandingStaysBelowTheLimit) {
   const Scenario& scenario = GetParam();
   switch (scenario.bus) {

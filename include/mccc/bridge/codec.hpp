@@ -60,14 +60,16 @@ struct Codec {
   static constexpr std::size_t EncodedSize(const T& /*value*/) noexcept { return sizeof(T); }
 
   /// The object's bytes.
-  static void Encode(const T& value, uint8_t* out) noexcept { std::memcpy(out, &value, sizeof(T)); }
+  static void Encode(const T& value, uint8_t* out) noexcept {
+    static_cast<void>(std::memcpy(out, &value, sizeof(T)));
+  }
 
   /// Accepts exactly sizeof(T) bytes.
   static bool Decode(const uint8_t* in, std::size_t size, T& out) noexcept {
     if (size != sizeof(T)) {
       return false;
     }
-    std::memcpy(&out, in, sizeof(T));
+    static_cast<void>(std::memcpy(&out, in, sizeof(T)));
     return true;
   }
 };
@@ -145,13 +147,13 @@ class WireWriter {
   void PutFloat(float value) noexcept {
     uint32_t bits = 0U;
     static_assert(sizeof(bits) == sizeof(value), "float must be 32 bits");
-    std::memcpy(&bits, &value, sizeof(bits));
+    static_cast<void>(std::memcpy(&bits, &value, sizeof(bits)));
     Put32(bits);
   }
   /// @brief `size` raw bytes.
   void PutBytes(const void* data, std::size_t size) noexcept {
     if (size != 0U) {
-      std::memcpy(out_, data, size);
+      static_cast<void>(std::memcpy(out_, data, size));
       out_ += size;
     }
   }
@@ -204,7 +206,7 @@ class WireReader {
     if (!Get32(bits)) {
       return false;
     }
-    std::memcpy(&value, &bits, sizeof(value));
+    static_cast<void>(std::memcpy(&value, &bits, sizeof(value)));
     return true;
   }
   /// @brief `size` raw bytes.
@@ -214,7 +216,7 @@ class WireReader {
       return false;
     }
     if (size != 0U) {
-      std::memcpy(data, in_, size);
+      static_cast<void>(std::memcpy(data, in_, size));
       in_ += size;
       remaining_ -= size;
     }

@@ -100,7 +100,7 @@ __attribute__((target("sse4.2"))) inline uint32_t ExtendSse42(uint32_t state, co
   uint64_t wide = state;
   while (size >= 8U) {
     uint64_t word = 0U;
-    std::memcpy(&word, data, sizeof(word));
+    static_cast<void>(std::memcpy(&word, data, sizeof(word)));
     wide = _mm_crc32_u64(wide, word);
     data += 8;
     size -= 8U;
@@ -109,7 +109,7 @@ __attribute__((target("sse4.2"))) inline uint32_t ExtendSse42(uint32_t state, co
 #endif
   while (size >= 4U) {
     uint32_t word = 0U;
-    std::memcpy(&word, data, sizeof(word));
+    static_cast<void>(std::memcpy(&word, data, sizeof(word)));
     state = _mm_crc32_u32(state, word);
     data += 4;
     size -= 4U;
@@ -138,7 +138,7 @@ inline bool CpuHasSse42() noexcept {
 inline uint32_t ExtendArm(uint32_t state, const uint8_t* data, std::size_t size) noexcept {
   while (size >= 8U) {
     uint64_t word = 0U;
-    std::memcpy(&word, data, sizeof(word));
+    static_cast<void>(std::memcpy(&word, data, sizeof(word)));
     state = __crc32cd(state, word);
     data += 8;
     size -= 8U;

@@ -151,7 +151,7 @@ class BasicExporter {
     }
     // acq_rel: orders against every callback's gate RMW (one modification order); after it no
     // callback enters the queues.
-    gate_.fetch_or(kGateClosed, std::memory_order_acq_rel);
+    static_cast<void>(gate_.fetch_or(kGateClosed, std::memory_order_acq_rel));
     // acquire: pairs with the release decrement in OnMessage; that callback's queue writes are
     // visible before the sender thread is told to finish.
     while (gate_.load(std::memory_order_acquire) != kGateClosed) {
@@ -159,7 +159,7 @@ class BasicExporter {
     }
     for (SubscriptionHandle& handle : handles_) {
       if (handle.IsValid()) {
-        bus_.Unsubscribe(handle);
+        static_cast<void>(bus_.Unsubscribe(handle));  // forgotten below either way
       }
       handle = kInvalidSubscription;
     }
@@ -218,11 +218,14 @@ class BasicExporter {
   static constexpr std::size_t kSelectedCount = detail::SelectionSize<Selected>::value;
 
   template <typename... Ts>
-  bool SubscribeAll(Types<Ts...> /*selected*/) {
-    std::size_t slot = 0U;
-    bool ok = true;
-    ((ok = ok && SubscribeOne<Ts>(slot++)), ...);
-    return ok;
+  bool SubscribeAll(Types<Ts...> selected) {
+    return SubscribeInSlots(selected, std::index_sequence_for<Ts...>{});
+  }
+
+  // Type i of the selection goes to slot i, in order; the && fold stops at the first refusal.
+  template <typename... Ts, std::size_t... kSlots>
+  bool SubscribeInSlots(Types<Ts...> /*selected*/, std::index_sequence<kSlots...> /*slots*/) {
+    return (SubscribeOne<Ts>(kSlots) && ...);
   }
 
   template <typename T>
@@ -241,7 +244,7 @@ class BasicExporter {
       Export(message, header);
     }
     // release: pairs with Stop's acquire wait; this callback's queue writes happen before.
-    gate_.fetch_sub(1U, std::memory_order_release);
+    static_cast<void>(gate_.fetch_sub(1U, std::memory_order_release));
   }
 
   template <typename T>

@@ -260,7 +260,8 @@ class BasicImporter {
     }
     markers_received_.Add();
     SequenceWindow& window = FindStream(header.stream_id, channel);
-    Account(channel, header.stream_id, window.CheckMarker(header.sequence));
+    // A marker carries no message: only the gaps it reveals count, not its verdict.
+    static_cast<void>(Account(channel, header.stream_id, window.CheckMarker(header.sequence)));
     if (header.type == kEndOfStreamType) {
       streams_->Forget(header.stream_id, channel);
       streams_ended_.Add();
@@ -345,6 +346,8 @@ class BasicImporter {
     } else if (result.verdict == SequenceVerdict::kReordered) {
       reordered_.Add();
       Report(ImportFault::kReordered, channel, header.stream_id, header.sequence, 1U);
+    } else {
+      // Accepted: nothing to report here; Account below counts any gap it revealed.
     }
     return Account(channel, header.stream_id, result);
   }

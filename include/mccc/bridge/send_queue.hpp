@@ -163,11 +163,11 @@ class SendQueue {
     return (uint64_t{kRecordHeader} + frame_bytes + 7U) & ~uint64_t{7U};
   }
   static void StoreLength(uint8_t* at, uint32_t length) noexcept {
-    std::memcpy(at, &length, sizeof(length));
+    static_cast<void>(std::memcpy(at, &length, sizeof(length)));
   }
   static uint32_t LoadLength(const uint8_t* at) noexcept {
     uint32_t length = 0U;
-    std::memcpy(&length, at, sizeof(length));
+    static_cast<void>(std::memcpy(&length, at, sizeof(length)));
     return length;
   }
 

@@ -137,6 +137,8 @@ class StreamTable {
         oldest->last_used = 0U;
       } else if (oldest->used && entry.last_used < oldest->last_used) {
         oldest = &entry;
+      } else {
+        // Used and more recent than the candidate (or the candidate is free): keep it.
       }
     }
     created = true;

@@ -61,17 +61,18 @@ class ZmqTransport {
       if (pipe(fds) == 0) {
         read_fd_ = fds[0];
         write_fd_ = fds[1];
-        fcntl(read_fd_, F_SETFL, fcntl(read_fd_, F_GETFL) | O_NONBLOCK);
-        fcntl(write_fd_, F_SETFL, fcntl(write_fd_, F_GETFL) | O_NONBLOCK);
+        static_cast<void>(fcntl(read_fd_, F_SETFL, fcntl(read_fd_, F_GETFL) | O_NONBLOCK));
+        static_cast<void>(fcntl(write_fd_, F_SETFL, fcntl(write_fd_, F_GETFL) | O_NONBLOCK));
       }
 #endif
     }
     ~WakeSignal() {
+      // close errors are not actionable in a destructor: the descriptor is released either way.
       if (read_fd_ >= 0) {
-        close(read_fd_);
+        static_cast<void>(close(read_fd_));
       }
       if (write_fd_ >= 0 && write_fd_ != read_fd_) {
-        close(write_fd_);
+        static_cast<void>(close(write_fd_));
       }
     }
     WakeSignal(const WakeSignal&) = delete;
@@ -151,7 +152,7 @@ class ZmqTransport {
     ~Link() {
       for (void* socket : sockets_) {
         if (socket != nullptr) {
-          zmq_close(socket);
+          static_cast<void>(zmq_close(socket));  // fails only for an invalid socket
         }
       }
     }
@@ -228,8 +229,10 @@ class ZmqTransport {
   /// A ZeroMQ message kept between two calls (the received bytes stay valid until the next one).
   class HeldMessage {
    public:
-    HeldMessage() noexcept { zmq_msg_init(&message_); }
-    ~HeldMessage() { zmq_msg_close(&message_); }
+    // zmq_msg_init and zmq_msg_close of an initialised message cannot fail (libzmq documents
+    // no error for init; close fails only for an invalid message).
+    HeldMessage() noexcept { static_cast<void>(zmq_msg_init(&message_)); }
+    ~HeldMessage() { static_cast<void>(zmq_msg_close(&message_)); }
     HeldMessage(const HeldMessage&) = delete;
     HeldMessage& operator=(const HeldMessage&) = delete;
     HeldMessage(HeldMessage&&) = delete;
@@ -261,7 +264,8 @@ class ZmqTransport {
     /// @brief A context with `io_threads` I/O threads.
     explicit Context(int io_threads = 1) noexcept : context_(zmq_ctx_new()) {
       if (context_ != nullptr) {
-        zmq_ctx_set(context_, ZMQ_IO_THREADS, io_threads);
+        // A refused thread count (out of range) leaves libzmq's default of one I/O thread.
+        static_cast<void>(zmq_ctx_set(context_, ZMQ_IO_THREADS, io_threads));
       }
     }
     ~Context() {

@@ -55,6 +55,7 @@ class ClockStamp {
   }
 
   /// @brief The microseconds of the reading (after the claim).
+  // cppcheck-suppress functionStatic ; false positive: both branches read value_
   MCCC_ALWAYS_INLINE uint64_t ToUs() const noexcept {
     if constexpr (kDeferred) {
       return Clock::ToUs(value_);

@@ -129,11 +129,13 @@ class BasicTscClock {
   }
 
   struct State {
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     Slot slots[kSlots];
     // Readers' line: the published word and what never changes after calibration.
     alignas(MCCC_CACHELINE_SIZE) std::atomic<uint64_t> published{kFallbackBit};
     detail::TscSteering steering{~uint64_t{0} >> 2U, 0U, 0U, 0U};
     // Writers' line.
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     alignas(MCCC_CACHELINE_SIZE) std::atomic<bool> slot_claimed[kSlots];
     std::atomic<uint64_t> next_check_ns{0U};
 
@@ -388,6 +390,7 @@ class BasicTscClock {
 #endif
 
 #if MCCC_HOSTED && MCCC_HAS_TSC_TIMELINE && MCCC_HAS_TSC_SOURCE
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06
 #define MCCC_HAS_TSC_CLOCK 1
 /// @brief steady_clock's time line read from the x86 cycle counter (`rdtscp`, see
 /// detail::TscSource) instead of a clock_gettime call: the hosted x86-64 default clock.
@@ -398,6 +401,7 @@ class BasicTscClock {
 /// steady_clock's. See BasicTscClock for the guarantees.
 using TscClock = BasicTscClock<detail::TscSource>;
 #else
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06
 #define MCCC_HAS_TSC_CLOCK 0
 #endif
 

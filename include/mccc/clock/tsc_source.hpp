@@ -11,9 +11,11 @@
 
 #if MCCC_HOSTED && (defined(__x86_64__) || defined(__i386__)) && \
     (defined(__GNUC__) || defined(__clang__))
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06 (platform selection)
 #define MCCC_HAS_TSC_SOURCE 1
 #include <cpuid.h>
 
+#include <array>
 #include <chrono>
 #include <cstring>
 #if defined(__linux__)
@@ -21,6 +23,7 @@
 #include <unistd.h>
 #endif
 #else
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06 (platform selection)
 #define MCCC_HAS_TSC_SOURCE 0
 #endif
 
@@ -53,8 +56,10 @@ struct TscSource {
     // ECX receives IA32_TSC_AUX, unused. The "memory" clobber keeps the compiler, too, from
     // moving earlier loads below the instruction.
 #if defined(__x86_64__)
+    // NOLINTNEXTLINE(hicpp-no-assembler): deviation D-04 (cycle counter)
     __asm__ __volatile__("rdtscp" : "=a"(low), "=d"(high) : : "rcx", "memory");
 #else
+    // NOLINTNEXTLINE(hicpp-no-assembler): deviation D-04 (cycle counter)
     __asm__ __volatile__("rdtscp" : "=a"(low), "=d"(high) : : "ecx", "memory");
 #endif
     return (static_cast<uint64_t>(high) << 32U) | low;
@@ -80,19 +85,20 @@ struct TscSource {
       return processor;
     }
 #if defined(__linux__)
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): deviation D-05 (sysfs read)
     const int fd = ::open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
                           O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       return CounterVerdict::kUnknown;
     }
-    char name[8] = {};
-    const ssize_t length = ::read(fd, name, sizeof(name));
+    std::array<char, 8> name{};
+    const ssize_t length = ::read(fd, name.data(), name.size());
     static_cast<void>(::close(fd));  // read-only: nothing to lose if close reports an error
     if (length <= 0) {
       return CounterVerdict::kUnknown;
     }
-    return length >= 4 && std::memcmp(name, "tsc\n", 4U) == 0 ? CounterVerdict::kTrusted
-                                                              : CounterVerdict::kUntrusted;
+    return length >= 4 && std::memcmp(name.data(), "tsc\n", 4U) == 0 ? CounterVerdict::kTrusted
+                                                                     : CounterVerdict::kUntrusted;
 #else
     return processor;
 #endif

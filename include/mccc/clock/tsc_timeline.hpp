@@ -41,6 +41,7 @@ namespace mccc {
 namespace detail {
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__SIZEOF_INT128__)
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06
 #define MCCC_HAS_TSC_TIMELINE 1
 
 // 128-bit intermediates (a GNU extension, hence __extension__ for -Wpedantic).
@@ -74,6 +75,7 @@ inline uint64_t TscEvaluate(const TscLine& line, uint64_t ticks, uint64_t bend_t
   if (delta <= 0 || static_cast<uint64_t>(delta) <= bend_ticks) {
     const TscWide scaled = static_cast<TscWide>(delta) * static_cast<TscWide>(line.slope_q32);
     // >> on a negative __int128 is an arithmetic shift with GCC and Clang (floor division).
+    // NOLINTNEXTLINE(hicpp-signed-bitwise): deviation D-21 (signed __int128 shift)
     return line.anchor_ns + static_cast<uint64_t>(static_cast<int64_t>(scaled >> 32));
   }
   const TscUWide bent = static_cast<TscUWide>(bend_ticks) * line.slope_q32;
@@ -160,6 +162,8 @@ inline TscLine TscNextLine(const TscLine& current, uint64_t origin_ticks, uint64
     correction = max_correction;
   } else if (correction < -max_correction) {
     correction = -max_correction;
+  } else {
+    // Within the slew bound: the whole error is corrected over the period.
   }
   uint64_t slope = base_slope;
   if (period_ns > 0) {

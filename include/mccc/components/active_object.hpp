@@ -344,6 +344,7 @@ class ActiveObject {
       return;
     }
     std::size_t length = 0U;
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
     while (length <= kMaxThreadNameLength && name[length] != '\0') {
       ++length;
     }
@@ -352,6 +353,7 @@ class ActiveObject {
       return;
     }
     for (std::size_t i = 0U; i <= length; ++i) {
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
       thread_name_[i] = name[i];
     }
   }
@@ -378,6 +380,7 @@ class ActiveObject {
       return false;
     }
 #if defined(__linux__)
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-array-to-pointer-decay): deviation D-22
     return pthread_setname_np(pthread_self(), thread_name_) == 0;
 #elif defined(__APPLE__)
     return pthread_setname_np(thread_name_) == 0;
@@ -474,6 +477,7 @@ class ActiveObject {
   ActiveObjectOptions options_;
   std::thread thread_;
   // Written by Start() before the thread exists, read by the thread.
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   char thread_name_[kMaxThreadNameLength + 1U] = {};
   bool name_too_long_ = false;
   // Written by the thread before startup_done_, read by Start() after it.

@@ -241,7 +241,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   Component() noexcept : Component(Bus::Instance()) {}
 
   /// @brief A component on `bus`, which must outlive it. Not thread-safe (construction).
-  explicit Component(Bus& bus) noexcept : bus_(bus) {}
+  explicit Component(Bus& bus) noexcept : std::enable_shared_from_this<Component>(), bus_(bus) {}
 
   Component(const Component&) = delete;
   Component& operator=(const Component&) = delete;
@@ -251,7 +251,7 @@ class Component : public std::enable_shared_from_this<Component<PayloadVariant, 
   /// @brief Unsubscribes everything this component subscribed (RAII). No callback of this
   /// component is running or can start by then (see the file comment). Runs on the thread that
   /// released the last std::shared_ptr, which may be the consumer thread.
-  virtual ~Component() { UnsubscribeAll(); }
+  virtual ~Component() { static_cast<void>(UnsubscribeAll()); }
 
   /// @brief Runs OnInitialize() exactly once, once the component is owned by a std::shared_ptr
   /// (so that subscriptions can hold it weakly; a constructor is too early).

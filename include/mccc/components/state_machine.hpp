@@ -300,10 +300,18 @@ class StateMachine {
                                            Handler handler, Action entry = nullptr,
                                            Action exit = nullptr) noexcept {
     const StateMachineError blocked = ConfigurationBlocked();
-    if (blocked != StateMachineError::kOk) return blocked;
-    if (id >= MaxStates) return StateMachineError::kCapacityExceeded;
-    if (states_[id].in_use) return StateMachineError::kDuplicateState;
-    if (parent != kTopState && !Exists(parent)) return StateMachineError::kUnknownParent;
+    if (blocked != StateMachineError::kOk) {
+      return blocked;
+    }
+    if (id >= MaxStates) {
+      return StateMachineError::kCapacityExceeded;
+    }
+    if (states_[id].in_use) {
+      return StateMachineError::kDuplicateState;
+    }
+    if (parent != kTopState && !Exists(parent)) {
+      return StateMachineError::kUnknownParent;
+    }
     StateRecord& record = states_[id];
     record.name = (name != nullptr) ? name : "?";
     record.handler = handler;
@@ -328,13 +336,19 @@ class StateMachine {
   /// Not thread-safe.
   [[nodiscard]] StateMachineError SetInitialState(StateId composite, StateId target) noexcept {
     const StateMachineError blocked = ConfigurationBlocked();
-    if (blocked != StateMachineError::kOk) return blocked;
-    if (!Exists(target)) return StateMachineError::kUnknownState;
+    if (blocked != StateMachineError::kOk) {
+      return blocked;
+    }
+    if (!Exists(target)) {
+      return StateMachineError::kUnknownState;
+    }
     if (composite == kTopState) {
       top_initial_ = target;
       return StateMachineError::kOk;
     }
-    if (!Exists(composite)) return StateMachineError::kUnknownState;
+    if (!Exists(composite)) {
+      return StateMachineError::kUnknownState;
+    }
     if (target == composite || !IsAncestorOrSelf(composite, target)) {
       return StateMachineError::kNotADescendant;
     }
@@ -360,8 +374,12 @@ class StateMachine {
       MCCC_ASSERT(false, "mccc: StateMachine::Start called from a handler, action or trace hook");
       return StateMachineError::kReentrantCall;
     }
-    if (started_) return StateMachineError::kAlreadyStarted;
-    if (!Exists(initial)) return StateMachineError::kUnknownState;
+    if (started_) {
+      return StateMachineError::kAlreadyStarted;
+    }
+    if (!Exists(initial)) {
+      return StateMachineError::kUnknownState;
+    }
     top_initial_ = initial;
     BusyScope busy(busy_);
     started_ = true;
@@ -379,7 +397,9 @@ class StateMachine {
       MCCC_ASSERT(false, "mccc: StateMachine::Stop called from a handler, action or trace hook");
       return StateMachineError::kReentrantCall;
     }
-    if (!started_) return StateMachineError::kNotStarted;
+    if (!started_) {
+      return StateMachineError::kNotStarted;
+    }
     BusyScope busy(busy_);
     ExitUpTo(kNoState);
     started_ = false;
@@ -399,11 +419,15 @@ class StateMachine {
                   "publish a message instead");
       return DispatchResult::kReentrantCall;
     }
-    if (!started_) return DispatchResult::kNotStarted;
+    if (!started_) {
+      return DispatchResult::kNotStarted;
+    }
     BusyScope busy(busy_);
     for (StateId source = current_; source != kNoState; source = states_[source].parent) {
       const Handler handler = states_[source].handler;
-      if (handler == nullptr) continue;
+      if (handler == nullptr) {
+        continue;
+      }
       const HandlerResult result = handler(context_, event);
       switch (result.kind()) {
         case HandlerResult::Kind::kHandled:
@@ -427,7 +451,9 @@ class StateMachine {
         }
       }
     }
-    if (trace_hook_ != nullptr) trace_hook_(context_, TraceKind::kUnhandled, current_);
+    if (trace_hook_ != nullptr) {
+      trace_hook_(context_, TraceKind::kUnhandled, current_);
+    }
     return DispatchResult::kUnhandled;
   }
 
@@ -455,14 +481,18 @@ class StateMachine {
   /// @brief True if `state` is active: the current state or one of its ancestors. False for
   /// unknown ids and when not running. Not thread-safe.
   bool IsIn(StateId state) const noexcept {
-    if (!Exists(state) || current_ == kNoState) return false;
+    if (!Exists(state) || current_ == kNoState) {
+      return false;
+    }
     return IsAncestorOrSelf(state, current_);
   }
 
   /// @brief The name given to AddState; "(none)" for kNoState, "(unknown)" for ids never
   /// added. Not thread-safe.
   const char* StateName(StateId state) const noexcept {
-    if (state == kNoState) return "(none)";
+    if (state == kNoState) {
+      return "(none)";
+    }
     return Exists(state) ? states_[state].name : "(unknown)";
   }
 
@@ -501,8 +531,12 @@ class StateMachine {
   using BusyScope = detail::ScopedFlag<bool>;
 
   StateMachineError ConfigurationBlocked() const noexcept {
-    if (busy_) return StateMachineError::kReentrantCall;
-    if (started_) return StateMachineError::kAlreadyStarted;
+    if (busy_) {
+      return StateMachineError::kReentrantCall;
+    }
+    if (started_) {
+      return StateMachineError::kAlreadyStarted;
+    }
     return StateMachineError::kOk;
   }
 
@@ -513,19 +547,24 @@ class StateMachine {
   // True if `ancestor` is `state` or one of its ancestors. Both must exist.
   bool IsAncestorOrSelf(StateId ancestor, StateId state) const noexcept {
     const StateId target_depth = Depth(ancestor);
-    while (Depth(state) > target_depth)
+    while (Depth(state) > target_depth) {
       state = states_[state].parent;
+    }
     return state == ancestor;
   }
 
   // The deepest state that is an ancestor-or-self of both `a` and `b`; kNoState (the top) if
   // they share none or either is kNoState.
   StateId CommonAncestor(StateId a, StateId b) const noexcept {
-    if (a == kNoState || b == kNoState) return kNoState;
-    while (Depth(a) > Depth(b))
+    if (a == kNoState || b == kNoState) {
+      return kNoState;
+    }
+    while (Depth(a) > Depth(b)) {
       a = states_[a].parent;
-    while (Depth(b) > Depth(a))
+    }
+    while (Depth(b) > Depth(a)) {
       b = states_[b].parent;
+    }
     while (a != b) {  // Same depth: both reach the top together at the latest.
       a = states_[a].parent;
       b = states_[b].parent;
@@ -536,8 +575,12 @@ class StateMachine {
   // The state the transition exits up to (exclusive) and enters from (exclusive). It is always
   // an ancestor-or-self of `source`, hence of the current state, or kNoState.
   StateId LeastCommonAncestor(StateId source, StateId target, bool external) const noexcept {
-    if (source == target) return states_[source].parent;
-    if (external) return CommonAncestor(states_[source].parent, states_[target].parent);
+    if (source == target) {
+      return states_[source].parent;
+    }
+    if (external) {
+      return CommonAncestor(states_[source].parent, states_[target].parent);
+    }
     return CommonAncestor(source, target);
   }
 
@@ -546,8 +589,12 @@ class StateMachine {
   void ExitUpTo(StateId stop) {
     while (current_ != stop && current_ != kNoState) {
       const StateRecord& record = states_[current_];
-      if (trace_hook_ != nullptr) trace_hook_(context_, TraceKind::kExit, current_);
-      if (record.exit != nullptr) record.exit(context_);
+      if (trace_hook_ != nullptr) {
+        trace_hook_(context_, TraceKind::kExit, current_);
+      }
+      if (record.exit != nullptr) {
+        record.exit(context_);
+      }
       current_ = record.parent;
     }
   }
@@ -566,9 +613,13 @@ class StateMachine {
       --count;
       const StateId state = path_[count];
       current_ = state;
-      if (trace_hook_ != nullptr) trace_hook_(context_, TraceKind::kEntry, state);
+      if (trace_hook_ != nullptr) {
+        trace_hook_(context_, TraceKind::kEntry, state);
+      }
       const Action entry = states_[state].entry;
-      if (entry != nullptr) entry(context_);
+      if (entry != nullptr) {
+        entry(context_);
+      }
     }
   }
 
@@ -581,7 +632,9 @@ class StateMachine {
   }
 
   Context& context_;
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   StateRecord states_[MaxStates]{};
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   StateId path_[MaxStates]{};
   TraceHook trace_hook_ = nullptr;
   std::size_t state_count_ = 0U;

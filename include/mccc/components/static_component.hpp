@@ -178,6 +178,7 @@ class StaticComponent {
 
   /// @brief The visitor to pass to `bus.ProcessBatchWith(...)`. Thread-safe (it only takes the
   /// address of the component).
+  // cppcheck-suppress functionConst ; false positive: the visitor holds a non-const Derived&
   Visitor MakeVisitor() noexcept {
     static_assert(std::is_base_of_v<StaticComponent, Derived>,
                   "mccc: StaticComponent<Derived, Payload>: Derived must be the class that "

@@ -102,11 +102,10 @@ class FixedFunction<R(Args...), Capacity> {
       }
     }
 
+    // Move-construct at `dst`, then end the moved-from object's lifetime at `src`.
     static void Relocate(void* dst, void* src) noexcept {
-      F& source = Get(src);
-      ::new (dst) F(std::move(source));
-      // Ending the moved-from object's lifetime is the one use a moved-from object must allow.
-      source.~F();  // NOLINT(bugprone-use-after-move)
+      ::new (dst) F(std::move(Get(src)));
+      Destroy(src);
     }
 
     static void Destroy(void* storage) noexcept { Get(storage).~F(); }
@@ -140,13 +139,14 @@ class FixedFunction<R(Args...), Capacity> {
   using result_type = R;
 
   /// Empty wrapper. Not thread-safe (construction).
-  // cppcheck-suppress uninitMemberVar ; storage_ is raw storage, written by placement new
-  FixedFunction() noexcept {}  // NOLINT(modernize-use-equals-default): allows `const` objects.
+  // User-provided (not `= default`) so that `const` objects are allowed with storage_ left raw.
+  // cppcheck-suppress uninitMemberVar ; deviation D-01: storage_ is written by placement new
+  FixedFunction() noexcept {}  // NOLINT(modernize-use-equals-default): deviation D-01
 
   /// Empty wrapper, so `FixedFunction<void()> f = nullptr;` reads like std::function.
   /// Not thread-safe (construction).
-  // cppcheck-suppress [uninitMemberVar, noExplicitConstructor] ; raw storage_; implicit on purpose
-  FixedFunction(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor)
+  // cppcheck-suppress [uninitMemberVar, noExplicitConstructor] ; deviations D-01, D-24
+  FixedFunction(std::nullptr_t) noexcept {}  // NOLINT(hicpp-explicit-conversions): deviation D-24
 
   /// @brief Stores a decayed copy (or move) of `callable`.
   ///
@@ -155,8 +155,8 @@ class FixedFunction<R(Args...), Capacity> {
   /// when the callable is too large or over-aligned for the storage, or when its move
   /// constructor or destructor may throw. Not thread-safe (construction).
   template <typename F, typename = EnableIfCallable<F>>
-  // cppcheck-suppress noExplicitConstructor ; implicit on purpose, like std::function
-  FixedFunction(F&& callable) noexcept(  // NOLINT(google-explicit-constructor)
+  // cppcheck-suppress noExplicitConstructor ; deviation D-24: implicit, like std::function
+  FixedFunction(F&& callable) noexcept(  // NOLINT(hicpp-explicit-conversions): deviation D-24
       std::is_nothrow_constructible<std::decay_t<F>, F&&>::value) {
     using D = std::decay_t<F>;
     static_assert(sizeof(D) <= Capacity,
@@ -183,6 +183,10 @@ class FixedFunction<R(Args...), Capacity> {
     ops_ = &OpsFor<D>::kTable;
   }
 
+  // The special members and operator() hand the storage to the callable's Ops functions as a
+  // pointer to its first byte.
+  // NOLINTBEGIN(cppcoreguidelines-pro-bounds-array-to-pointer-decay): deviation D-03
+
   /// @brief Takes over `other`'s callable (moved into this storage); `other` becomes empty.
   /// Not thread-safe.
   FixedFunction(FixedFunction&& other) noexcept : ops_(other.ops_) {
@@ -197,7 +201,7 @@ class FixedFunction<R(Args...), Capacity> {
 
   /// @brief Destroys the current callable, then takes over `other`'s; `other` becomes empty.
   /// Self-assignment is a no-op. Not thread-safe.
-  FixedFunction& operator=(FixedFunction&& other) noexcept {
+  FixedFunction& operator=(FixedFunction&& other) & noexcept {
     if (this != &other) {
       ops_->destroy(storage_);
       ops_ = other.ops_;
@@ -236,12 +240,15 @@ class FixedFunction<R(Args...), Capacity> {
   /// otherwise. Exceptions thrown by the callable propagate. Thread-safety: see the class.
   R operator()(Args... args) const { return ops_->invoke(storage_, std::forward<Args>(args)...); }
 
+  // NOLINTEND(cppcoreguidelines-pro-bounds-array-to-pointer-decay)
+
   /// Bytes of inline storage (the Capacity template argument). Thread-safe.
   static constexpr std::size_t capacity() noexcept { return Capacity; }
 
  private:
   // mutable: operator() is const (as for std::function) but the callable is invoked as a
   // non-const lvalue; the callable object lives in this storage and is never itself const.
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
   alignas(std::max_align_t) mutable unsigned char storage_[Capacity];
   const Ops* ops_ = &EmptyOps::kTable;
 };

@@ -49,8 +49,9 @@ class FixedString {
   /// chars before the first NUL (at most M - 1). The last array element must be the terminator;
   /// a debug build asserts that. Not thread-safe (construction).
   template <std::size_t M>
-  // cppcheck-suppress noExplicitConstructor ; implicit on purpose, like std::string
-  constexpr FixedString(const char (&literal)[M]) noexcept {  // NOLINT(google-explicit-constructor)
+  // cppcheck-suppress noExplicitConstructor ; deviation D-24: implicit, like std::string
+  // NOLINTNEXTLINE(hicpp-explicit-conversions,modernize-avoid-c-arrays): deviations D-22, D-24
+  constexpr FixedString(const char (&literal)[M]) noexcept {
     static_assert(M - 1U <= N,
                   "mccc: string literal longer than FixedString capacity; raise N or use "
                   "TruncateToCapacity");
@@ -66,7 +67,9 @@ class FixedString {
       return;
     }
     std::size_t length = 0U;
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
     while (length < N && s[length] != '\0') {
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
       data_[length] = s[length];
       ++length;
     }
@@ -86,6 +89,7 @@ class FixedString {
     }
     const std::size_t length = (len < N) ? len : N;
     for (std::size_t i = 0U; i < length; ++i) {
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
       data_[i] = s[i];
     }
     size_ = length;
@@ -102,24 +106,28 @@ class FixedString {
   /// pointer gives the empty string), as the constructor of the same arguments does. `s` may
   /// point into this string itself. Not thread-safe.
   constexpr FixedString& assign(TruncateToCapacity_t tag, const char* s) noexcept {
-    return *this = FixedString(tag, s);
+    *this = FixedString(tag, s);
+    return *this;
   }
 
   /// @brief Replaces the content with min(len, N) chars at `s`, as the constructor of the same
   /// arguments does. `s` may point into this string itself. Not thread-safe.
   constexpr FixedString& assign(TruncateToCapacity_t tag, const char* s, std::size_t len) noexcept {
-    return *this = FixedString(tag, s, len);
+    *this = FixedString(tag, s, len);
+    return *this;
   }
 
   /// @brief Replaces the content with at most the first N chars of `view`, as the constructor of
   /// the same arguments does. `view` may look into this string itself. Not thread-safe.
   constexpr FixedString& assign(TruncateToCapacity_t tag, std::string_view view) noexcept {
-    return *this = FixedString(tag, view);
+    *this = FixedString(tag, view);
+    return *this;
   }
 
   /// @brief Replaces the content with a string literal; same compile-time check as the
   /// constructor. Not thread-safe.
   template <std::size_t M>
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   constexpr FixedString& operator=(const char (&literal)[M]) noexcept {
     static_assert(M - 1U <= N,
                   "mccc: string literal longer than FixedString capacity; raise N or use "
@@ -131,6 +139,7 @@ class FixedString {
 
   /// NUL-terminated content; valid until the object is modified or destroyed.
   /// Thread-safe with other const calls.
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-array-to-pointer-decay): deviation D-22
   constexpr const char* c_str() const noexcept { return data_; }
 
   /// Number of stored chars; `c_str()[size()]` is the terminator. Only a string built with
@@ -155,6 +164,7 @@ class FixedString {
  private:
   // Precondition: the object is empty (all chars zero).
   template <std::size_t M>
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   constexpr void AssignArray(const char (&literal)[M]) noexcept {
     MCCC_ASSERT(literal[M - 1U] == '\0',
                 "mccc: char array given to FixedString has no NUL at its end");
@@ -166,6 +176,7 @@ class FixedString {
     size_ = length;
   }
 
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   char data_[N + 1U] = {};
   std::size_t size_ = 0U;
 };
@@ -180,6 +191,7 @@ constexpr bool operator==(const FixedString<N>& lhs, const FixedString<M>& rhs) 
   const char* const a = lhs.c_str();
   const char* const b = rhs.c_str();
   for (std::size_t i = 0U; i < lhs.size(); ++i) {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
     if (a[i] != b[i]) {
       return false;
     }
@@ -206,10 +218,12 @@ constexpr bool operator==(const FixedString<N>& lhs, const char* rhs) noexcept {
   // past its end. Equal when rhs ends exactly where lhs does.
   const char* const a = lhs.c_str();
   for (std::size_t i = 0U;; ++i) {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
     const char c = rhs[i];
     if (i == lhs.size()) {
       return c == '\0';
     }
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
     if (c == '\0' || c != a[i]) {
       return false;
     }

@@ -91,7 +91,8 @@ class FixedVector {
   using const_iterator = const T*;
 
   /// Empty vector; constructs no T. Not thread-safe (construction).
-  FixedVector() noexcept {}  // NOLINT(modernize-use-equals-default): the union needs it.
+  // `= default` would be deleted for a T with a non-trivial constructor: the union needs it.
+  FixedVector() noexcept {}  // NOLINT(modernize-use-equals-default): deviation D-09
 
   /// @brief Copy-constructs every element of `other`.
   ///
@@ -120,27 +121,31 @@ class FixedVector {
 
   /// @brief Makes this a copy of `other`: assigns over the common prefix, copy-constructs the
   /// extra elements and destroys the surplus ones. Self-assignment is a no-op. Not thread-safe.
-  FixedVector& operator=(const FixedVector& other) noexcept(kNothrowCopyAssign) {
+  FixedVector& operator=(const FixedVector& other) & noexcept(kNothrowCopyAssign) {
     if (this != &other) {
-      AssignFrom(other);
+      AssignFrom<false>(other);
     }
     return *this;
   }
 
   /// @brief Like copy assignment but moves the elements, then clears `other`. Self-assignment
   /// is a no-op. Not thread-safe.
-  FixedVector& operator=(FixedVector&& other) noexcept(kNothrowMoveAssign) {
+  FixedVector& operator=(FixedVector&& other) & noexcept(kNothrowMoveAssign) {
     if (this != &other) {
-      AssignFrom(std::move(other));
-      // AssignFrom moved the elements, not the vector: `other` is still a valid vector and
-      // clear() gives it its documented moved-from state (empty).
-      other.clear();  // NOLINT(bugprone-use-after-move)
+      AssignFrom<true>(other);
+      // The elements were moved, not the vector: clear() gives `other` its documented
+      // moved-from state (empty).
+      other.clear();
     }
     return *this;
   }
 
   /// Destroys the live elements (in reverse order, like clear()). Not thread-safe.
   ~FixedVector() { clear(); }
+
+  // Every element access indexes the element array through the pointer Slots() returns; the
+  // index is below size_ (or capacity, for the end pointer) in each function.
+  // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03 (element storage)
 
   // The insert functions are [[nodiscard]]: false means the element was NOT stored, and a
   // caller that ignores it loses data without a trace, the failure this container exists to make
@@ -307,12 +312,12 @@ class FixedVector {
   // The first element slot. Every access goes through these two functions, so the union below
   // is named in one place only; it has a single member, so no access can reinterpret another
   // member's bytes (the type punning cppcoreguidelines-pro-type-union-access guards against).
-  T* Slots() noexcept {
-    return elements_;  // NOLINT(cppcoreguidelines-pro-type-union-access): see above
-  }
-  const T* Slots() const noexcept {
-    return elements_;  // NOLINT(cppcoreguidelines-pro-type-union-access): see above
-  }
+  // NOLINTBEGIN(cppcoreguidelines-pro-type-union-access): deviation D-09 (see above)
+  // NOLINTBEGIN(cppcoreguidelines-pro-bounds-array-to-pointer-decay): deviation D-03
+  T* Slots() noexcept { return elements_; }
+  const T* Slots() const noexcept { return elements_; }
+  // NOLINTEND(cppcoreguidelines-pro-bounds-array-to-pointer-decay)
+  // NOLINTEND(cppcoreguidelines-pro-type-union-access)
 
   // Precondition: !full().
   template <typename... Args>
@@ -326,10 +331,11 @@ class FixedVector {
     ++size_;
   }
 
-  // Shared by both assignments; `Source` is `const FixedVector&` or `FixedVector&&`.
-  template <typename Source>
-  void AssignFrom(Source&& other) {
-    using Element = std::conditional_t<std::is_lvalue_reference<Source>::value, const T&, T&&>;
+  // Shared by both assignments: copies the elements of `other` (`Source` is `const
+  // FixedVector`), or moves them (kMove, `Source` is `FixedVector`).
+  template <bool kMove, typename Source>
+  void AssignFrom(Source& other) {
+    using Element = std::conditional_t<kMove, T&&, const T&>;
     const size_type common = (size_ < other.size_) ? size_ : other.size_;
     for (size_type i = 0U; i < common; ++i) {
       Slots()[i] = static_cast<Element>(other.Slots()[i]);
@@ -338,15 +344,17 @@ class FixedVector {
       ConstructAtEnd(static_cast<Element>(other.Slots()[i]));
     }
     while (size_ > other.size_) {
-      pop_back();
+      static_cast<void>(pop_back());  // cannot fail: the vector is not empty
     }
   }
+
+  // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
 
   // A union member is not constructed with the vector: this gives correctly aligned storage for
   // N objects of T, and since it is a real T array, pointer arithmetic across the elements is
   // valid (raw byte storage would need std::launder on every access).
   union {
-    T elements_[N];
+    T elements_[N];  // NOLINT(modernize-avoid-c-arrays): deviations D-03, D-09
   };
   size_type size_ = 0U;
 };

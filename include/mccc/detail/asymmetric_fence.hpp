@@ -80,6 +80,7 @@ class AsymmetricFence {
  private:
 #if MCCC_ASYMMETRIC_FENCE
   static long Call(int command) noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): deviation D-05 (membarrier system call)
     return syscall(__NR_membarrier, command, 0U, 0);
   }
 #endif
@@ -87,8 +88,13 @@ class AsymmetricFence {
   static bool RegisterOnce() noexcept {
 #if MCCC_ASYMMETRIC_FENCE
     const long supported = Call(MEMBARRIER_CMD_QUERY);
-    if (supported < 0 || (supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0 ||
-        (supported & MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0) {
+    if (supported < 0) {
+      return false;
+    }
+    // The query answers a bit mask of commands: tested as unsigned bits.
+    const auto commands = static_cast<unsigned long>(supported);
+    if ((commands & static_cast<unsigned long>(MEMBARRIER_CMD_PRIVATE_EXPEDITED)) == 0U ||
+        (commands & static_cast<unsigned long>(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) == 0U) {
       return false;
     }
     // One real barrier after registering proves the command works here before anyone relies

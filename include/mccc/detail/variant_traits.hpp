@@ -31,6 +31,7 @@ template <typename T, typename... Ts>
 struct AlternativeIndex<T, std::variant<Ts...>> {
  private:
   static constexpr std::size_t Find() noexcept {
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     constexpr bool kMatches[] = {std::is_same_v<T, Ts>..., false};
     std::size_t i = 0U;
     while (i < sizeof...(Ts) && !kMatches[i]) {

@@ -69,7 +69,7 @@ std::size_t NextSubscriptionIdBase() noexcept {
   // relaxed: only uniqueness of the returned value matters.
   const std::size_t instance =
       FetchAddRelaxed<kSingleCore, CriticalSection>(SubscriptionInstanceCounter(), std::size_t{1U});
-  constexpr unsigned kHalfBits = static_cast<unsigned>(sizeof(std::size_t) * 8U / 2U);
+  constexpr std::size_t kHalfBits = sizeof(std::size_t) * 8U / 2U;
   return instance << kHalfBits;
 }
 
@@ -173,26 +173,28 @@ class SubscriptionTable {
       }
       // The entry stays REMOVED and unreclaimable (kNotYet) until its epoch is known below, so
       // nobody frees or reuses it while the lock is released for the barrier.
-      entry.reclaim_rule = kNotYet;
+      entry.reclaim_rule = ReclaimRule::kNotYet;
       // seq_cst stores then (below) a seq_cst load: the unsubscriber's half of the epoch
       // handshake (file comment); they pair with the consumer's epoch stores in BeginBatch /
       // EndBatch, its state loads in Dispatch and its load of pending_reclaims_ in EndBatch.
       StoreSeqCst(entry.state, kRemoved);
-      StoreSeqCst(pending_reclaims_,
-                  static_cast<uint32_t>(pending_reclaims_.load(std::memory_order_relaxed) + 1U));
+      StoreSeqCst(pending_reclaims_, pending_reclaims_.load(std::memory_order_relaxed) + 1U);
     }
     // With light batch marks the consumer has no StoreLoad barrier of its own: the heavy half
     // of the asymmetric fence stands between the stores above and the epoch load below. It is
     // a system call, made outside the lock. acquire: pairs with the release store of false in
     // SwitchToSymmetric (a switch seen here is complete).
-    ReclaimRule rule = kAfterEpoch;
+    ReclaimRule rule = ReclaimRule::kAfterEpoch;
     if (light_batch_marks_.load(std::memory_order_acquire)) {
       if (!detail::AsymmetricFence::Heavy()) {
         SwitchToSymmetric();
-        rule = kAfterAcknowledgement;
+        rule = ReclaimRule::kAfterAcknowledgement;
       }
     } else if (constructed_light_ && !SwitchAcknowledged()) {
-      rule = kAfterAcknowledgement;  // the consumer may still run a batch with light marks
+      // The consumer may still run a batch with light marks.
+      rule = ReclaimRule::kAfterAcknowledgement;
+    } else {
+      // Symmetric marks from the start, or the switch is acknowledged: the epoch rule holds.
     }
     const uint32_t epoch = LoadSeqCst(dispatch_epoch_);
     {
@@ -255,7 +257,7 @@ class SubscriptionTable {
     // store half of the reclaim handshake with Remove (file comment): StoreLoad order towards
     // the load of pending_reclaims_ below comes from Light() here and Heavy() in Remove, or
     // from both sides being seq_cst.
-    const auto next = static_cast<uint32_t>(dispatch_epoch_.load(std::memory_order_relaxed) + 1U);
+    const uint32_t next = dispatch_epoch_.load(std::memory_order_relaxed) + 1U;
     if (batch_light_) {
       dispatch_epoch_.store(next, std::memory_order_release);
       detail::AsymmetricFence::Light();
@@ -315,7 +317,7 @@ class SubscriptionTable {
   static constexpr uint8_t kRemoved = 2U;
 
   /// When a REMOVED entry may be destroyed.
-  enum ReclaimRule : uint8_t {
+  enum class ReclaimRule : uint8_t {
     kNotYet = 0U,                ///< Remove has not finished its handshake.
     kAfterEpoch = 1U,            ///< Once the consumer is past the batch it was in (removed_epoch).
     kAfterAcknowledgement = 2U,  ///< Once the consumer acknowledged the symmetric switch.
@@ -323,18 +325,21 @@ class SubscriptionTable {
 
   struct Entry {
     std::atomic<uint8_t> state{kFree};
-    uint8_t reclaim_rule{kNotYet};  // under the lock
-    uint32_t removed_epoch{0U};     // under the lock
-    std::size_t callback_id{0U};    // under the lock
+    ReclaimRule reclaim_rule{ReclaimRule::kNotYet};  // under the lock
+    uint32_t removed_epoch{0U};                      // under the lock
+    std::size_t callback_id{0U};                     // under the lock
     // The callable, constructed in place while the entry is ACTIVE or REMOVED (written under the
     // lock while not ACTIVE). A FREE entry holds no callable: its bytes stay zero from
     // construction, which keeps a fresh table (and bus) all zero bytes, in .bss.
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
     alignas(Callback) unsigned char callable_storage[sizeof(Callback)]{};
 
     const Callback& Callable() const noexcept {
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
       return *std::launder(reinterpret_cast<const Callback*>(callable_storage));
     }
     Callback& Callable() noexcept {
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
       return *std::launder(reinterpret_cast<Callback*>(callable_storage));
     }
     void ConstructCallable(Callback&& callback) noexcept {
@@ -344,6 +349,7 @@ class SubscriptionTable {
   };
   struct Row {
     std::atomic<uint32_t> used{0U};  // entries [0, used) may be ACTIVE
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     Entry entries[kEntriesPerRow];
   };
 
@@ -409,6 +415,8 @@ class SubscriptionTable {
         lock_.lock();
       } else if (!lock_.try_lock()) {
         return;
+      } else {
+        // try_lock succeeded: the lock is held, as after lock() above.
       }
       const bool taken = TakeOneReclaimableLocked(doomed);
       lock_.unlock();
@@ -443,11 +451,11 @@ class SubscriptionTable {
 
   bool IsReclaimable(const Entry& entry, uint32_t epoch_now) const noexcept {
     switch (entry.reclaim_rule) {
-      case kAfterEpoch: {
+      case ReclaimRule::kAfterEpoch: {
         const bool consumer_was_idle = (entry.removed_epoch & 1U) == 0U;
         return consumer_was_idle || epoch_now != entry.removed_epoch;
       }
-      case kAfterAcknowledgement:
+      case ReclaimRule::kAfterAcknowledgement:
         return SwitchAcknowledged();
       default:
         return false;
@@ -466,6 +474,7 @@ class SubscriptionTable {
     return detail::LoadAcquire<kSingleCore>(switch_acknowledged_);
   }
 
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   Row rows_[kTypes];
   std::atomic<uint32_t> dispatch_epoch_{0U};
   std::atomic<uint32_t> pending_reclaims_{0U};

@@ -159,7 +159,7 @@ class MpscRing {
       return RingClaim<Position>{false, claim.position, claim.occupancy};
     }
     PublishTail(claim);
-    ConstructInSlot(claim.position, claim.occupancy, construct);
+    ConstructInSlot(claim.position, claim.occupancy, std::forward<Construct>(construct));
     AnnounceSlot(claim.position);
     AfterAnnounce(claim.position);
     return RingClaim<Position>{true, claim.position, claim.occupancy};
@@ -237,6 +237,7 @@ class MpscRing {
       if (detail::LoadAcquire<kSingleCore>(slot.sequence) != static_cast<Position>(head + 1U)) {
         break;
       }
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
       Element* element = std::launder(reinterpret_cast<Element*>(slot.storage));
       const bool go_on = detail::InvokeForVerdict(visit, *element, head);
       element->~Element();
@@ -344,6 +345,7 @@ class MpscRing {
     std::atomic<Position> sequence{0U};
     // Raw storage, written by placement new before use; zeroed only so that the ring can be
     // constant-initialised (C++17 requires every member of a constexpr constructor initialised).
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
     alignas(Element) unsigned char storage[sizeof(Element)]{};
   };
 
@@ -371,13 +373,16 @@ class MpscRing {
 #if defined(__GNUC__) || defined(__clang__)
       // occupancy + distance < capacity: the slot's previous lap is consumed (cached view).
       if (MCCC_LIKELY(occupancy < kCapacityValue - kPrefetchDistance)) {
+        // The slot's bytes, and its address as a number to find its first cache line.
+        // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): deviations D-02, D-04
         const auto* slot = reinterpret_cast<const unsigned char*>(
             &slots_[static_cast<uint32_t>(position + kPrefetchDistance) & kMask]);
         // Every line the slot touches, whether or not it starts on a line boundary (slots_ is
         // line-aligned, so stepping back to the boundary stays inside the array).
-        const auto misalignment =
-            static_cast<std::size_t>(reinterpret_cast<uintptr_t>(slot) & (kCacheLine - 1U));
+        const std::size_t misalignment = reinterpret_cast<uintptr_t>(slot) & (kCacheLine - 1U);
+        // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
         for (std::size_t offset = 0U; offset < misalignment + sizeof(Slot); offset += kCacheLine) {
+          // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03
           __builtin_prefetch(slot - misalignment + offset, 1, 3);
         }
       }
@@ -559,6 +564,7 @@ class MpscRing {
   void (*after_announce_hook_)(void*, Position) = nullptr;
   void* after_announce_context_ = nullptr;
 #endif
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
   alignas(kLine) Slot slots_[kCapacity]{};
 };
 

@@ -60,7 +60,7 @@ class ProducerLane {
  public:
   static constexpr Position kCapacityValue = static_cast<Position>(kCapacity);
 
-  // cppcheck-suppress uninitMemberVar ; slot storage is raw, written by placement new before use
+  // cppcheck-suppress uninitMemberVar ; deviation D-01: slot storage is written by placement new
   ProducerLane() noexcept = default;
   ProducerLane(const ProducerLane&) = delete;
   ProducerLane& operator=(const ProducerLane&) = delete;
@@ -147,6 +147,7 @@ class ProducerLane {
     const uint32_t count = ready < max_count ? static_cast<uint32_t>(ready) : max_count;
     uint32_t consumed = 0U;
     while (consumed < count) {
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
       Element* element = std::launder(reinterpret_cast<Element*>(SlotAt(head)));
       const bool go_on = detail::InvokeForVerdict(visit, *element);
       element->~Element();
@@ -239,6 +240,7 @@ class ProducerLane {
   // Compact slots: sizeof(Element) bytes each, no padding between them.
   alignas(kCacheLine > alignof(Element)
               ? kCacheLine
+              // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
               : alignof(Element)) unsigned char storage_[static_cast<std::size_t>(kCapacity) *
                                                          sizeof(Element)];
 };

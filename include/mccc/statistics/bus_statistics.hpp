@@ -89,7 +89,9 @@ class BusStatistics {
   /// [first, last] (shard kShards is the shared overflow shard). Thread-safe.
   BusStatisticsSnapshot ShardRange(uint32_t first, uint32_t last) const noexcept {
     BusStatisticsSnapshot s{};
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     uint64_t published[kPriorityCount] = {};
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     uint64_t dropped[kPriorityCount] = {};
     for (uint32_t i = first; i <= last && i <= kOverflowShard; ++i) {
       const Shard& shard = shards_[i];
@@ -145,7 +147,9 @@ class BusStatistics {
   static constexpr bool kPlainShards = kSingleProducer || (!kSingleCore && kShards > 1U);
 
   struct alignas(kLine) Shard {
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     std::atomic<Counter> published[kPriorityCount] = {};
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     std::atomic<Counter> dropped[kPriorityCount] = {};
   };
 
@@ -177,6 +181,7 @@ class BusStatistics {
   }
 
   MCCC_ALWAYS_INLINE void Bump(uint32_t shard,
+                               // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
                                std::atomic<Counter> (Shard::*counters)[kPriorityCount],
                                MessagePriority priority, uint32_t count) noexcept {
     std::atomic<Counter>& counter =
@@ -188,18 +193,23 @@ class BusStatistics {
                     std::memory_order_relaxed);
     } else {
       // relaxed: a shared counter; nothing is published through it, only its total matters.
-      detail::FetchAddRelaxed<kSingleCore, CriticalSection>(counter, static_cast<Counter>(count));
+      static_cast<void>(detail::FetchAddRelaxed<kSingleCore, CriticalSection>(
+          counter, static_cast<Counter>(count)));
     }
   }
 
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   Shard shards_[kShards + 1U];
   alignas(kLine) std::atomic<Counter> processed_{0U};
   std::atomic<Counter> processing_errors_{0U};
   // Written by Reset only: the counter values the snapshots count from.
   struct Baseline {
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     std::atomic<Counter> published[kPriorityCount] = {};
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
     std::atomic<Counter> dropped[kPriorityCount] = {};
   };
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   alignas(kLine) Baseline baselines_[kShards + 1U];
   std::atomic<Counter> processed_base_{0U};
   std::atomic<Counter> errors_base_{0U};

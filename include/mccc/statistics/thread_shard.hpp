@@ -29,11 +29,13 @@
 #ifndef MCCC_THREAD_SHARD_USES_PTHREAD_KEY
 #if MCCC_HOSTED && (defined(__unix__) || defined(__APPLE__)) && defined(__has_include)
 #if __has_include(<pthread.h>)
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06
 #define MCCC_THREAD_SHARD_USES_PTHREAD_KEY 1
 #endif
 #endif
 #endif
 #ifndef MCCC_THREAD_SHARD_USES_PTHREAD_KEY
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06
 #define MCCC_THREAD_SHARD_USES_PTHREAD_KEY 0
 #endif
 #if MCCC_THREAD_SHARD_USES_PTHREAD_KEY
@@ -78,7 +80,8 @@ class ThreadShardRegistry {
       return;
     }
     // release: pairs with Acquire()'s acquire (see there).
-    words_[index / 32U].fetch_and(~(uint32_t{1} << (index % 32U)), std::memory_order_release);
+    static_cast<void>(
+        words_[index / 32U].fetch_and(~(uint32_t{1} << (index % 32U)), std::memory_order_release));
   }
 
   /// @brief The registry shared by all buses of the process.
@@ -99,11 +102,13 @@ class ThreadShardRegistry {
     return bit;
   }
 
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   std::atomic<uint32_t> words_[kWords] = {};
 };
 
 /// 0: no index yet; otherwise index + 1. Trivial and constant-initialised, so reading it is a
 /// single thread-pointer-relative load (no TLS wrapper call).
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): deviation D-23
 inline thread_local uint32_t tls_thread_shard_plus_one = 0U;
 
 #if MCCC_THREAD_SHARD_USES_PTHREAD_KEY
@@ -128,9 +133,11 @@ class ThreadExitKey {
     bool ok;
   };
 
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   static constexpr char kTokens[kMaxThreadShards] = {};
 
   static void OnThreadExit(void* value) noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-array-to-pointer-decay): deviation D-22
     const auto index = static_cast<uint32_t>(static_cast<const char*>(value) - kTokens);
     ThreadShardRegistry::Global().Release(index);
     // Publishes from destructors that run after this one (other keys) use the overflow shard.
@@ -171,6 +178,7 @@ struct ThreadExitKeyDeleter {
   }
 };
 // Constructed at load time (its exit handler is registered then, not on a publish).
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): deviation D-23
 inline ThreadExitKeyDeleter thread_exit_key_deleter;
 
 /// @brief Slow path: first publish of this thread. Allocates nothing (see the file comment).

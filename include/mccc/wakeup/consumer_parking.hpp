@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "mccc/config.hpp"
 #include "mccc/detail/atomic_ops.hpp"
@@ -36,13 +37,20 @@
 #if MCCC_HOSTED && defined(__linux__)
 #include <linux/futex.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <ctime>
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06 (platform selection)
 #define MCCC_PARKING_FUTEX 1
 #elif MCCC_HOSTED
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06 (platform selection)
+#define MCCC_PARKING_FUTEX 0
+#else
+// Bare metal: no operating system to sleep in (a consumer wait hook, or spinning).
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): deviation D-06 (platform selection)
 #define MCCC_PARKING_FUTEX 0
 #endif
 
@@ -123,7 +131,7 @@ class ConsumerParking {
       return;
     }
 #if MCCC_TSAN
-    fence_word_.fetch_add(0U, std::memory_order_seq_cst);
+    static_cast<void>(fence_word_.fetch_add(0U, std::memory_order_seq_cst));
 #else
     std::atomic_thread_fence(std::memory_order_seq_cst);
 #endif
@@ -165,7 +173,7 @@ class ConsumerParking {
       static_cast<void>(has_claimed_work);
       static_cast<void>(timeout_us);  // NoConsumerWait: never sleeps
     } else {
-      ParkInKernel(has_claimed_work, timeout_us);
+      ParkInKernel(std::forward<HasWork>(has_claimed_work), timeout_us);
     }
   }
 
@@ -197,11 +205,14 @@ class ConsumerParking {
       return;
     }
 #if MCCC_PARKING_FUTEX
-    timespec timeout{};
-    timeout.tv_sec = static_cast<time_t>(timeout_us / 1000000U);
+    std::timespec timeout{};
+    timeout.tv_sec = static_cast<std::time_t>(timeout_us / 1000000U);
     timeout.tv_nsec = static_cast<long>((timeout_us % 1000000U) * 1000U);
-    // Sleeps only while sleeping_ still reads 1 (the kernel re-checks atomically).
-    syscall(SYS_futex, FutexWord(), FUTEX_WAIT_PRIVATE, 1U, &timeout, nullptr, 0);
+    // Sleeps only while sleeping_ still reads 1 (the kernel re-checks atomically). The result is
+    // not needed: a timeout, a signal or a changed word (EAGAIN) all lead to the same re-check.
+    static_cast<void>(
+        // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): deviation D-05 (futex system call)
+        syscall(SYS_futex, FutexWord(), FUTEX_WAIT_PRIVATE, 1U, &timeout, nullptr, 0));
 #else
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -230,7 +241,11 @@ class ConsumerParking {
     // seq_cst exchange: only the producer that flips 1 -> 0 makes the system call.
     if (sleeping_.exchange(0U, std::memory_order_seq_cst) == 1U) {
 #if MCCC_PARKING_FUTEX
-      syscall(SYS_futex, FutexWord(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+      // The number of woken waiters is not needed: none means the consumer was not asleep yet
+      // and sees sleeping_ == 0 when it re-checks.
+      static_cast<void>(
+          // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): deviation D-05 (futex system call)
+          syscall(SYS_futex, FutexWord(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0));
 #else
       { std::lock_guard<std::mutex> lock(mutex_); }  // the sleeper is waiting or has not checked
       cv_.notify_one();
@@ -243,6 +258,7 @@ class ConsumerParking {
   // std::atomic<uint32_t> is a plain 32-bit word on Linux targets (checked below), which is
   // what the futex system call operates on.
   uint32_t* FutexWord() noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviations D-02, D-05
     return reinterpret_cast<uint32_t*>(&sleeping_);
   }
   static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t),
