@@ -41,6 +41,17 @@ struct alignas(16) Packet {
   uint64_t words[5];
 };
 
+/// The same fields in a message of 1 KB or more (a pool takes its lowest free block first).
+struct alignas(16) BigPacket {
+  uint32_t owner;
+  uint32_t round;
+  uint64_t words[5];
+  unsigned char payload[1024];
+};
+static_assert(mccc::LoanPool<Packet, 8U>::kTakesInTurn &&
+                  !mccc::LoanPool<BigPacket, 8U>::kTakesInTurn,
+              "the two messages select the two ways of finding a block");
+
 /// A message whose alignment exceeds the cache line the blocks are otherwise aligned to.
 struct alignas(128) WideAligned {
   uint64_t value;
@@ -100,15 +111,19 @@ constexpr ExpectedLimits ExpectedFor(uint32_t blocks) {
   return ExpectedLimits{0U, 0U, 0U, 0U};
 }
 
-template <uint32_t kBlocks>
-using Blocks = std::integral_constant<uint32_t, kBlocks>;
+/// A pool size and its message type: Packet is taken in turn, BigPacket (1 KB or more) lowest
+/// free block first, so both ways of finding a block meet every case.
+template <uint32_t kBlocks, typename MessageType = Packet>
+struct Blocks : std::integral_constant<uint32_t, kBlocks> {
+  using Message = MessageType;
+};
 
 template <typename BlockCount>
 class LoanPoolAdmission : public ::testing::Test {
  public:
   static constexpr uint32_t kBlocks = BlockCount::value;
   static constexpr ExpectedLimits kExpected = ExpectedFor(kBlocks);
-  using Pool = mccc::LoanPool<Packet, kBlocks>;
+  using Pool = mccc::LoanPool<typename BlockCount::Message, kBlocks>;
   using Admission = typename Pool::Admission;
   static_assert(kExpected.blocks == kBlocks, "every tested size has a row in kExpectedLimits");
   static_assert(Admission::kLowLimit == kExpected.low, "LOW limit as documented");
@@ -120,10 +135,10 @@ class LoanPoolAdmission : public ::testing::Test {
 
   /// Takes blocks at `priority` until the pool refuses; returns how many were granted.
   static uint32_t TakeUntilRefused(Pool& pool, MessagePriority priority,
-                                   std::vector<MessageLoan<Packet>>& held) {
+                                   std::vector<MessageLoan<typename Pool::Message>>& held) {
     uint32_t granted = 0U;
     for (;;) {
-      MessageLoan<Packet> loan = TakeAt(pool, priority);
+      MessageLoan<typename Pool::Message> loan = TakeAt(pool, priority);
       if (!loan) {
         return granted;
       }
@@ -135,14 +150,16 @@ class LoanPoolAdmission : public ::testing::Test {
 
 using PoolSizes =
     ::testing::Types<Blocks<1U>, Blocks<2U>, Blocks<3U>, Blocks<4U>, Blocks<5U>, Blocks<10U>,
-                     Blocks<64U>, Blocks<65U>, Blocks<100U>, Blocks<129U>>;
+                     Blocks<64U>, Blocks<65U>, Blocks<100U>, Blocks<129U>, Blocks<1U, BigPacket>,
+                     Blocks<5U, BigPacket>, Blocks<65U, BigPacket>, Blocks<129U, BigPacket>>;
 TYPED_TEST_SUITE(LoanPoolAdmission, PoolSizes);
 
+// G-13: each priority is granted blocks exactly up to its limit (pools of 1 to 129 blocks)
 TYPED_TEST(LoanPoolAdmission, EachPriorityTakesBlocksUpToItsLimitAndNoFurther) {
   using Fixture = TestFixture;
   constexpr ExpectedLimits kLimits = Fixture::kExpected;
   auto pool = std::make_unique<typename Fixture::Pool>();
-  std::vector<MessageLoan<Packet>> held;
+  std::vector<MessageLoan<typename TestFixture::Pool::Message>> held;
 
   EXPECT_EQ(Fixture::TakeUntilRefused(*pool, MessagePriority::kLow, held), kLimits.low);
   EXPECT_EQ(pool->InUse(), kLimits.low);
@@ -172,7 +189,7 @@ TYPED_TEST(LoanPoolAdmission, EachPriorityTakesBlocksUpToItsLimitAndNoFurther) {
   if (kLimits.medium < Fixture::kBlocks - 1U) {
     EXPECT_FALSE(TakeAt(*pool, MessagePriority::kMedium));
   }
-  MessageLoan<Packet> again = TakeAt(*pool, MessagePriority::kHigh);
+  MessageLoan<typename TestFixture::Pool::Message> again = TakeAt(*pool, MessagePriority::kHigh);
   EXPECT_TRUE(again);
   again.Reset();
 
@@ -181,6 +198,7 @@ TYPED_TEST(LoanPoolAdmission, EachPriorityTakesBlocksUpToItsLimitAndNoFurther) {
   EXPECT_EQ(pool->Statistics().high_water, Fixture::kBlocks) << "the mark stays until reset";
 }
 
+// G-13: from empty, each priority alone reaches exactly its limit
 TYPED_TEST(LoanPoolAdmission, FromEmptyEachPriorityAloneReachesExactlyItsLimit) {
   using Fixture = TestFixture;
   constexpr ExpectedLimits kLimits = Fixture::kExpected;
@@ -188,16 +206,17 @@ TYPED_TEST(LoanPoolAdmission, FromEmptyEachPriorityAloneReachesExactlyItsLimit) 
   const std::array<uint32_t, mccc::kPriorityCount> limits{kLimits.low, kLimits.medium,
                                                           kLimits.high};
   for (std::size_t p = 0U; p < kPriorities.size(); ++p) {
-    std::vector<MessageLoan<Packet>> held;
+    std::vector<MessageLoan<typename TestFixture::Pool::Message>> held;
     EXPECT_EQ(Fixture::TakeUntilRefused(*pool, kPriorities[p], held), limits[p])
         << "priority " << p;
     held.clear();
     EXPECT_EQ(pool->InUse(), 0U);
   }
   // The whole pool, as BARE_METAL asks for it (limit = capacity), whatever the priority.
-  std::vector<MessageLoan<Packet>> held;
+  std::vector<MessageLoan<typename TestFixture::Pool::Message>> held;
   for (uint32_t i = 0U; i < Fixture::kBlocks; ++i) {
-    MessageLoan<Packet> loan = pool->TryLoan(MessagePriority::kLow, Fixture::kBlocks, false);
+    MessageLoan<typename TestFixture::Pool::Message> loan =
+        pool->TryLoan(MessagePriority::kLow, Fixture::kBlocks, false);
     ASSERT_TRUE(loan) << "block " << i;
     held.push_back(std::move(loan));
   }
@@ -215,13 +234,13 @@ TYPED_TEST(LoanPoolAdmission, EveryBlockIsDistinctAlignedAndLargeEnough) {
   using Fixture = TestFixture;
   using BlockPool = typename Fixture::Pool;
   auto pool = std::make_unique<BlockPool>();
-  std::vector<MessageLoan<Packet>> held;
+  std::vector<MessageLoan<typename TestFixture::Pool::Message>> held;
   std::vector<std::uintptr_t> addresses;
   for (uint32_t i = 0U; i < Fixture::kBlocks; ++i) {
     held.push_back(TakeAt(*pool, MessagePriority::kHigh));
     ASSERT_TRUE(held.back());
     addresses.push_back(AddressOf<BlockPool>(held.back()));
-    EXPECT_EQ(addresses.back() % alignof(Packet), 0U) << "block " << i;
+    EXPECT_EQ(addresses.back() % alignof(typename TestFixture::Pool::Message), 0U) << "block " << i;
     held.back()->owner = i;  // each block written in full ...
     std::fill(std::begin(held.back()->words), std::end(held.back()->words), uint64_t{i});
   }
@@ -231,9 +250,11 @@ TYPED_TEST(LoanPoolAdmission, EveryBlockIsDistinctAlignedAndLargeEnough) {
   }
   std::sort(addresses.begin(), addresses.end());
   for (std::size_t i = 1U; i < addresses.size(); ++i) {
-    EXPECT_GE(addresses[i] - addresses[i - 1U], sizeof(Packet)) << "blocks do not overlap";
+    EXPECT_GE(addresses[i] - addresses[i - 1U], sizeof(typename TestFixture::Pool::Message))
+        << "blocks do not overlap";
   }
-  EXPECT_GE(BlockPool::BlockBytes(), sizeof(Packet) + sizeof(mccc::detail::LoanBlockHeader));
+  EXPECT_GE(BlockPool::BlockBytes(),
+            sizeof(typename TestFixture::Pool::Message) + sizeof(mccc::detail::LoanBlockHeader));
   EXPECT_EQ(BlockPool::BlockBytes() % 64U, 0U) << "multi-core blocks are whole cache lines";
   held.clear();
 }
@@ -402,6 +423,14 @@ TEST(LoanPool, RetainOfAReferenceOutsideThePoolOrOfAFreedBlockIsEmpty) {
   EXPECT_FALSE(pool.Retain(*in_block)) << "a block that went back to the pool";
   EXPECT_EQ(pool.InUse(), 0U) << "a refused Retain takes no reference";
 
+  mccc::LoanPool<BigPacket, 4U> lowest_free_pool;  // the other way of finding blocks
+  MessageLoan<BigPacket> big = lowest_free_pool.TryLoan(MessagePriority::kHigh, 4U, true);
+  ASSERT_TRUE(big);
+  const BigPacket* big_in_block = big.Get();
+  big.Reset();
+  EXPECT_FALSE(lowest_free_pool.Retain(*big_in_block)) << "a freed block of a lowest-free pool";
+  EXPECT_EQ(lowest_free_pool.InUse(), 0U);
+
   // Another pool's block is not this pool's.
   mccc::LoanPool<Tracked, 4U> other;
   MessageLoan<Tracked> foreign = other.TryLoan(MessagePriority::kHigh, 4U, true, 1U);
@@ -412,6 +441,7 @@ TEST(LoanPool, RetainOfAReferenceOutsideThePoolOrOfAFreedBlockIsEmpty) {
   EXPECT_EQ(Tracked::live.load(), 2) << "only `outside` and `*heap` are left";
 }
 
+// G-14: the block returns when the last Retained copy goes
 TEST(LoanPool, ARetainedMessageOutlivesItsLoanAndEveryCopyCounts) {
   mccc::LoanPool<Tracked, 2U> pool;
   MessageLoan<Tracked> loan = pool.TryLoan(MessagePriority::kHigh, 2U, true, 11U);
@@ -463,6 +493,7 @@ TEST(LoanPool, ARetainedMessageOutlivesItsLoanAndEveryCopyCounts) {
   EXPECT_EQ(Tracked::live.load(), 0);
 }
 
+// G-14: a handle released on another thread returns the block
 TEST(LoanPool, AHandleReleasedOnAnotherThreadReturnsTheBlock) {
   mccc::LoanPool<Tracked, 1U> pool;  // HIGH only
   MessageLoan<Tracked> loan = pool.TryLoan(MessagePriority::kHigh, 1U, true, 3U);
@@ -481,11 +512,13 @@ TEST(LoanPool, AHandleReleasedOnAnotherThreadReturnsTheBlock) {
 // Four threads take, fill, verify and release: no block is ever held twice.
 // ---------------------------------------------------------------------------------------------
 
-TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
+// G-14: no block is held by two owners; every block comes back
+template <typename Message>
+void FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack() {
   constexpr uint32_t kBlocks = 8U;  // LOW 5, MEDIUM 7, HIGH 8
   constexpr uint32_t kThreads = 4U;
   constexpr std::size_t kMostHeld = 3U;  // 4 x 3 > 8: the pool runs dry and refuses
-  using Pool = mccc::LoanPool<Packet, kBlocks>;
+  using Pool = mccc::LoanPool<Message, kBlocks>;
   auto pool = std::make_unique<Pool>();
   const auto operations =
       static_cast<uint64_t>(200000.0 * mccc_stress::StressScale()) + 1000U;  // per thread
@@ -493,7 +526,7 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
   // The pool's blocks, found by taking them all once.
   std::vector<std::uintptr_t> blocks;
   {
-    std::vector<MessageLoan<Packet>> all;
+    std::vector<MessageLoan<Message>> all;
     for (uint32_t i = 0U; i < kBlocks; ++i) {
       all.push_back(TakeAt(*pool, MessagePriority::kHigh));
       ASSERT_TRUE(all.back());
@@ -502,7 +535,7 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
   }
   std::sort(blocks.begin(), blocks.end());
   pool->ResetStatistics();
-  const auto index_of = [&blocks](const Packet* packet) -> std::size_t {
+  const auto index_of = [&blocks](const Message* packet) -> std::size_t {
     const auto it =
         std::lower_bound(blocks.begin(), blocks.end(), reinterpret_cast<std::uintptr_t>(packet));
     return (it == blocks.end() || *it != reinterpret_cast<std::uintptr_t>(packet))
@@ -519,14 +552,14 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
   std::array<std::array<uint64_t, mccc::kPriorityCount>, kThreads> refused{};
   std::atomic<bool> go{false};
 
-  const auto fill = [](Packet& packet, uint32_t owner, uint32_t round) {
+  const auto fill = [](Message& packet, uint32_t owner, uint32_t round) {
     packet.owner = owner;
     packet.round = round;
     for (uint32_t w = 0U; w < 5U; ++w) {
       packet.words[w] = mccc_stress::Mix((uint64_t{owner} << 40U) ^ (uint64_t{round} << 3U) ^ w);
     }
   };
-  const auto intact = [](const Packet& packet, uint32_t owner, uint32_t round) {
+  const auto intact = [](const Message& packet, uint32_t owner, uint32_t round) {
     if (packet.owner != owner || packet.round != round) {
       return false;
     }
@@ -541,7 +574,7 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
 
   const auto worker = [&](uint32_t owner) {
     struct Held {
-      MessageLoan<Packet> loan;
+      MessageLoan<Message> loan;
       uint32_t round;
     };
     std::vector<Held> held;
@@ -564,12 +597,12 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
           oldest.loan.Reset();
           break;
         case 1U: {  // destroyed unpublished at the end of this scope
-          MessageLoan<Packet> sink = std::move(oldest.loan);
+          MessageLoan<Message> sink = std::move(oldest.loan);
           static_cast<void>(sink);
           break;
         }
         default: {  // the last reference is a Retained taken from the loan
-          Retained<Packet> keep = pool->Retain(*oldest.loan);
+          Retained<Message> keep = pool->Retain(*oldest.loan);
           if (!keep || keep.Get() != oldest.loan.Get()) {
             corrupted.fetch_add(1U);
           }
@@ -592,7 +625,7 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
         continue;
       }
       const std::size_t p = static_cast<std::size_t>((random >> 4U) % mccc::kPriorityCount);
-      MessageLoan<Packet> loan = TakeAt(*pool, kPriorities[p]);
+      MessageLoan<Message> loan = TakeAt(*pool, kPriorities[p]);
       if (!loan) {
         ++refused[owner][p];
         continue;
@@ -644,7 +677,7 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
   EXPECT_GT(refused_total[0], 0U) << "the run must reach the LOW limit to test admission";
 
   // Every block can be taken again, and they are exactly the blocks of the start.
-  std::vector<MessageLoan<Packet>> all;
+  std::vector<MessageLoan<Message>> all;
   std::vector<std::uintptr_t> again;
   for (uint32_t i = 0U; i < kBlocks; ++i) {
     all.push_back(TakeAt(*pool, MessagePriority::kHigh));
@@ -654,6 +687,14 @@ TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack) {
   EXPECT_FALSE(TakeAt(*pool, MessagePriority::kHigh));
   std::sort(again.begin(), again.end());
   EXPECT_EQ(again, blocks);
+}
+
+TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBackTakenInTurn) {
+  FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack<Packet>();
+}
+
+TEST(LoanPoolStress, FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBackLowestFree) {
+  FourThreadsNeverHoldTheSameBlockAndEveryBlockComesBack<BigPacket>();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -679,7 +720,7 @@ TEST(LoanPoolSingleCore, EveryTakeAndReleaseGoesThroughTheCriticalSection) {
   uint64_t before = CountingSection::entries;
   MessageLoan<Tracked> first = pool.TryLoan(MessagePriority::kLow, 3U, true, 1U);
   ASSERT_TRUE(first);
-  EXPECT_GE(CountingSection::entries, before + 2U) << "the reservation and the bit claim";
+  EXPECT_GE(CountingSection::entries, before + 2U) << "the admission count and the block claim";
   EXPECT_EQ(CountingSection::depth, 0) << "every Enter is matched by its Exit";
 
   std::vector<MessageLoan<Tracked>> held;
@@ -701,7 +742,8 @@ TEST(LoanPoolSingleCore, EveryTakeAndReleaseGoesThroughTheCriticalSection) {
   EXPECT_GE(CountingSection::entries, before + 1U) << "the reference count's increment";
   before = CountingSection::entries;
   held.clear();
-  EXPECT_GE(CountingSection::entries, before + 3U * 2U) << "each return: the bit and the count";
+  EXPECT_GE(CountingSection::entries, before + 3U + 1U)
+      << "each return (the count of returns) and the retained block's decrement";
   EXPECT_EQ(pool.InUse(), 1U);
   EXPECT_EQ(keep->value, 9U);
   keep.Reset();

@@ -240,6 +240,7 @@ class LoanDelivery : public ::testing::Test {
 };
 TYPED_TEST_SUITE(LoanDelivery, Configurations, ConfigNames);
 
+// G-11: every subscriber gets the block the producer filled, intact, on every configuration
 TYPED_TEST(LoanDelivery, EverySubscriberGetsTheBlockItselfWithItsContentsAndHeader) {
   using Bus = typename TestFixture::BusType;
   Bus& bus = *this->bus_;
@@ -335,6 +336,7 @@ TYPED_TEST(LoanDelivery, EverySubscriberGetsTheBlockItselfWithItsContentsAndHead
   EXPECT_EQ(g_other_errors.load() + g_loan_refused.load() + g_queue_full.load(), 0U);
 }
 
+// G-11: the visitor gets the block itself
 TYPED_TEST(LoanDelivery, TheVisitorGetsTheBlockAsConstReference) {
   using Bus = typename TestFixture::BusType;
   Bus& bus = *this->bus_;
@@ -375,6 +377,7 @@ TYPED_TEST(LoanDelivery, TheVisitorGetsTheBlockAsConstReference) {
   EXPECT_EQ(Frame::live.load(), 0) << "destroyed right after the visitor ran";
 }
 
+// G-14: the block returns after the message's last callback, by the end of the batch
 TYPED_TEST(LoanDelivery, EachMessageDiesAfterItsLastCallbackAndItsBlockIsBackWhenTheBatchEnds) {
   using Bus = typename TestFixture::BusType;
   Bus& bus = *this->bus_;
@@ -433,6 +436,7 @@ TYPED_TEST(LoanDelivery, AHighLoanOvertakesQueuedLowOnesExactlyWhenTheBusHasAHig
   EXPECT_EQ(bus.template GetLoanStatistics<Scan>().in_use, 0U);
 }
 
+// G-14: the block returns when the last Retained handle goes, on another thread
 TYPED_TEST(LoanDelivery, ARetainedMessageOutlivesItsCallbackAndAnotherThreadReleasesIt) {
   using Bus = typename TestFixture::BusType;
   Bus& bus = *this->bus_;
@@ -508,6 +512,7 @@ TYPED_TEST(LoanDelivery, ARetainedMessageOutlivesItsCallbackAndAnotherThreadRele
   EXPECT_EQ(Frame::live.load(), 1);
 }
 
+// G-14: loans still queued when the bus is destroyed return their blocks
 TYPED_TEST(LoanDelivery, LoansStillQueuedWhenTheBusIsDestroyedReturnTheirBlocks) {
   using Bus = typename TestFixture::BusType;
   Bus& bus = *this->bus_;
@@ -559,6 +564,7 @@ class LoanBus : public ::testing::Test {
   std::unique_ptr<SmallBus> bus_;
 };
 
+// G-12: a refused publish leaves the loan with the caller, intact; published later, delivered
 TEST_F(LoanBus, ARefusedPublishLeavesTheLoanIntactAndItCanBePublishedLater) {
   SmallBus& bus = *bus_;
   std::vector<const Scan*> delivered;
@@ -614,6 +620,7 @@ TEST_F(LoanBus, ARefusedPublishLeavesTheLoanIntactAndItCanBePublishedLater) {
   EXPECT_EQ(s.loan_blocks_in_use, 0U);
 }
 
+// G-12: a loan the ring refuses stays with the caller
 TEST_F(LoanBus, RingAdmissionIsByThePublishPriorityAndPoolAdmissionByTheLoans) {
   SmallBus& bus = *bus_;
   for (uint32_t i = 0U; i < 7U; ++i) {  // the ring at its MEDIUM limit
@@ -662,6 +669,7 @@ TEST_F(LoanBus, AnEmptyLoanIsRefusedAsInvalidAndNothingIsQueued) {
   EXPECT_EQ(bus.ProcessBatch(), 1U);
 }
 
+// G-14: an unpublished loan returns its block when reset or destroyed
 TEST_F(LoanBus, AnUnpublishedLoanReturnsItsBlockWhenResetOrDestroyed) {
   SmallBus& bus = *bus_;
   MessageLoan<Frame> loan = bus.Loan<Frame>(MessagePriority::kLow, 5U);
@@ -686,8 +694,9 @@ TEST_F(LoanBus, AnUnpublishedLoanReturnsItsBlockWhenResetOrDestroyed) {
 
 // A relay: the consumer's callback loans from the pool whose blocks the same batch released.
 // Frame's pool of 4 admits HIGH up to 4. Four queued Frames hold every block; while the fourth is
-// dispatched, the first three are released but (batch-end return) not yet back. The callback's
-// HIGH loan must still get one: the consumer's own Loan returns its batch's blocks first.
+// dispatched, the first three are released (a pool this small returns them one by one), so the
+// callback's HIGH loan gets one. The tests after it meet a group not yet returned.
+// G-14: blocks released in a batch return to the consumer's own Loan at once
 TEST_F(LoanBus, ACallbackRelayingWhatItReceivesGetsTheBlocksItsBatchReleased) {
   SmallBus& bus = *bus_;
   uint32_t relayed = 0U;
@@ -717,6 +726,74 @@ TEST_F(LoanBus, ACallbackRelayingWhatItReceivesGetsTheBlocksItsBatchReleased) {
   EXPECT_EQ(bus.GetLoanStatistics<Frame>().in_use, 0U);
   EXPECT_EQ(Frame::live.load(), 0);
   EXPECT_EQ(g_loan_refused.load(), 0U);
+}
+
+// A relay whose pool returns blocks in groups: the consumer's group of released blocks is not
+// yet counted back when its callback loans, at the limit of its priority, from the same pool.
+// The refused loan returns the group and is granted, and nothing counts a refusal. Scan (1 KB or
+// more, lowest free block) from SmallBus's pool of 10 (LOW 6, groups of 2); Frame (small, taken
+// in turn) from a pool of 16 (LOW 10, groups of 4).
+struct RelayTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  static constexpr uint32_t kHighQueueDepth = 0U;
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 16U>>;
+};
+using RelayBus = mccc::AsyncBus<SmallPayload, RelayTraits>;
+
+template <typename Bus, typename Message, typename Fill>
+void RelayAtThePriorityLimit(Bus& bus, Fill fill) {
+  using Pool = typename Bus::template LoanPoolOf<Message>;
+  constexpr uint32_t kLowLimit = Pool::Admission::kLowLimit;
+  static_assert(Pool::Admission::kLowLimit < Pool::kCapacity, "");
+  ResetErrors();
+  bus.SetErrorCallback(&RecordError);
+  uint32_t received = 0U;
+  uint32_t relayed = 0U;
+  uint32_t refused = 0U;
+  bus.template Subscribe<Message>([&](const Message&) {
+    ++received;
+    if (received == 2U) {  // the first message is released, its group not yet full
+      EXPECT_EQ(bus.template GetLoanStatistics<Message>().in_use, kLowLimit)
+          << "the released block still counts as in use";
+      MessageLoan<Message> forward = bus.template Loan<Message>(MessagePriority::kLow);
+      if (!forward) {
+        ++refused;
+        return;
+      }
+      fill(*forward);
+      relayed += bus.PublishWithPriority(std::move(forward), 9U, MessagePriority::kHigh) ? 1U : 0U;
+    }
+  });
+  for (uint32_t i = 0U; i < kLowLimit; ++i) {
+    MessageLoan<Message> loan = bus.template Loan<Message>(MessagePriority::kLow);
+    ASSERT_TRUE(loan) << i;
+    fill(*loan);
+    ASSERT_TRUE(bus.PublishWithPriority(std::move(loan), 1U, MessagePriority::kHigh)) << i;
+  }
+  EXPECT_FALSE(bus.template Loan<Message>(MessagePriority::kLow)) << "at the LOW limit";
+  EXPECT_EQ(g_loan_refused.load(), 1U);
+  EXPECT_EQ(bus.ProcessBatch(), kLowLimit + 1U) << "the relayed message in the same batch";
+  EXPECT_EQ(refused, 0U);
+  EXPECT_EQ(relayed, 1U);
+  EXPECT_EQ(g_loan_refused.load(), 1U) << "the relay's first attempt is not a refusal";
+  const LoanPoolStatistics stats = bus.template GetLoanStatistics<Message>();
+  EXPECT_EQ(stats.low_priority_refused, 1U);
+  EXPECT_EQ(stats.loans_granted, kLowLimit + 1U);
+  EXPECT_EQ(stats.in_use, 0U) << "every block back when the batch ends";
+}
+
+// G-14: a relay at its priority's limit gets the blocks its batch released (both kinds of pool)
+TEST_F(LoanBus, ARelayAtItsPriorityLimitGetsTheGroupItsBatchReleasedLowestFreePool) {
+  static_assert(!SmallBus::LoanPoolOf<Scan>::kTakesInTurn, "");
+  RelayAtThePriorityLimit<SmallBus, Scan>(*bus_, [](Scan& scan) { FillScan(scan, 1U, 7U); });
+}
+
+TEST(LoanRelay, ARelayAtItsPriorityLimitGetsTheGroupItsBatchReleasedInTurnPool) {
+  static_assert(RelayBus::LoanPoolOf<Frame>::kTakesInTurn, "");
+  auto bus = std::make_unique<RelayBus>();
+  RelayAtThePriorityLimit<RelayBus, Frame>(*bus, [](Frame& frame) { frame.value = 5U; });
+  bus.reset();
+  EXPECT_EQ(Frame::live.load(), 0);
 }
 
 TEST_F(LoanBus, ALoanWithAPriorityThatIsNotAnEnumeratorIsEmptyAndInvalid) {
@@ -756,6 +833,7 @@ uint32_t LoanAndPublish(FloodBus& bus, MessagePriority priority, uint32_t attemp
   return granted;
 }
 
+// G-13: a LOW flood never takes MEDIUM's blocks or HIGH's reserve
 TEST(LoanAdmissionOnTheBus, ALowFloodNeverTakesTheBlocksOfMediumOrTheReserveOfHigh) {
   ResetErrors();
   auto bus = std::make_unique<FloodBus>();
@@ -827,6 +905,7 @@ TEST(LoanAdmissionOnTheBus, ALowFloodNeverTakesTheBlocksOfMediumOrTheReserveOfHi
   EXPECT_EQ(bus->GetLoanStatistics<Frame>().high_water, 0U);
 }
 
+// G-13: BARE_METAL admits every priority up to the whole pool
 TEST(LoanAdmissionOnTheBus, BareMetalAdmitsTheWholePoolAndCountsAndReportsNothing) {
   ResetErrors();
   auto bus = std::make_unique<FloodBus>();
@@ -1031,6 +1110,9 @@ template <typename C>
 class LoanExactlyOnce : public ::testing::Test {};
 TYPED_TEST_SUITE(LoanExactlyOnce, StressConfigurations, StressNames);
 
+// G-11: every published loan delivered exactly once, in order per producer and class, intact
+// G-12: every publish the ring refuses leaves the same loan, intact, with the producer
+// G-14: every block comes back: the whole pool is loanable again at the end
 TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBack) {
   using Bus = typename TypeParam::Bus;
   using Pool = typename Bus::template LoanPoolOf<Cargo>;

@@ -384,6 +384,7 @@ class NoAllocationTest : public ::testing::Test {
 using TraitsUnderTest = ::testing::Types<MultiProducerTraits, SingleProducerTraits>;
 TYPED_TEST_SUITE(NoAllocationTest, TraitsUnderTest);
 
+// G-22: nothing allocates after construction (every publish form, dispatch, control calls)
 TYPED_TEST(NoAllocationTest, NothingAllocatesAfterConstruction) {
   using Traits = TypeParam;
   auto bus = std::make_unique<typename TestFixture::Bus>();  // construction may allocate: it is
@@ -444,6 +445,7 @@ TYPED_TEST(NoAllocationTest, NothingAllocatesAfterConstruction) {
 // Many threads, each counted from its very first publish: returning the statistics index at
 // thread exit is arranged without allocating (thread_shard.hpp), and concurrent first publishes
 // do not allocate either.
+// G-22: not even a thread's first publish
 TEST(NoAllocation, FirstPublishOfEveryThreadAllocatesNothing) {
   using Bus = mccc::AsyncBus<Payload, MultiProducerTraits>;
   auto bus = std::make_unique<Bus>();
@@ -518,6 +520,7 @@ TEST(NoAllocation, ThreadShardIndexIsReturnedAtThreadExit) {
 // Where an allocation's pointer goes, so that the compiler cannot drop a malloc/free pair.
 std::atomic<void*> g_escaped{nullptr};
 
+// G-22: the counter sees allocations (self-tests: this one and the next)
 TEST(NoAllocation, CounterSeesOperatorNewAndMalloc) {
   CountScope scope;
   auto boxed = std::make_unique<uint64_t>(42U);
@@ -562,3 +565,82 @@ TEST(NoAllocation, CounterSeesTheCLibraryRegisteringAThreadLocalDestructor) {
 #endif
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Loans: the pools are part of the bus, so a loan, its publication, its delivery, a retained
+// handle and the return of the block allocate nothing either.
+// ---------------------------------------------------------------------------------------------
+
+struct LoanedScan {
+  uint64_t seq;
+  uint64_t points[64];
+};
+struct LoanedMap {  // 1 KB or more: the pool hands out its lowest free block
+  uint64_t version;
+  uint8_t cells[2048];
+};
+using LoanPayload = std::variant<Sample, mccc::Loaned<LoanedScan>, mccc::Loaned<LoanedMap>>;
+struct LoanTraits : MultiProducerTraits {
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<LoanedScan, 16U>, mccc::PoolOf<LoanedMap, 4U>>;
+};
+
+// G-22: loans allocate nothing either (loan, publish, refusal, dispatch, retain, return)
+TEST(NoAllocation, LoansAllocateNothing) {
+  using Bus = mccc::AsyncBus<LoanPayload, LoanTraits>;
+  auto bus = std::make_unique<Bus>();
+  bus->SetErrorCallback(&CountError);
+
+  uint32_t published = 0U;
+  uint32_t refused = 0U;
+  AllocationCount producer;
+  std::thread([&] {
+    CountScope scope;
+    for (uint64_t i = 0U; i < 40U; ++i) {  // beyond both pools: refusals too
+      mccc::MessageLoan<LoanedScan> scan = bus->Loan<LoanedScan>(mccc::MessagePriority::kMedium);
+      if (scan) {
+        scan->seq = i;
+        published += bus->Publish(std::move(scan), 1U) ? 1U : 0U;
+      } else {
+        ++refused;
+      }
+      mccc::MessageLoan<LoanedMap> map = bus->Loan<LoanedMap>(mccc::MessagePriority::kHigh);
+      if (map) {
+        map->version = i;
+        published += bus->Publish(std::move(map), 2U) ? 1U : 0U;
+      } else {
+        ++refused;
+      }
+    }
+    static_cast<void>(bus->GetLoanStatistics<LoanedScan>());
+    producer = scope.Stop();
+  }).join();
+  EXPECT_GT(published, 0U);
+  EXPECT_GT(refused, 0U) << "the refusal path ran too";
+  EXPECT_EQ(producer.Total(), 0U) << "operator new " << producer.operator_new << ", malloc family "
+                                  << producer.c_allocator;
+
+  uint32_t delivered = 0U;
+  mccc::Retained<LoanedMap> kept;
+  AllocationCount consumer;
+  {
+    CountScope scope;
+    const mccc::SubscriptionHandle on_scan =
+        bus->Subscribe<LoanedScan>([&delivered](const LoanedScan&) { ++delivered; });
+    const mccc::SubscriptionHandle on_map = bus->Subscribe<LoanedMap>([&](const LoanedMap& map) {
+      ++delivered;
+      kept = bus->Retain(map);  // the latest map, kept beyond the callback
+    });
+    while (bus->QueueDepth() != 0U) {
+      static_cast<void>(bus->ProcessBatch());
+    }
+    kept.Reset();
+    static_cast<void>(bus->Unsubscribe(on_scan));
+    static_cast<void>(bus->Unsubscribe(on_map));
+    consumer = scope.Stop();
+  }
+  EXPECT_EQ(delivered, published);
+  EXPECT_EQ(bus->GetLoanStatistics<LoanedScan>().in_use, 0U);
+  EXPECT_EQ(bus->GetLoanStatistics<LoanedMap>().in_use, 0U);
+  EXPECT_EQ(consumer.Total(), 0U) << "operator new " << consumer.operator_new << ", malloc family "
+                                  << consumer.c_allocator;
+}

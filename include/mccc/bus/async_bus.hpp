@@ -170,14 +170,15 @@ class AsyncBus
   /// constant-initialised with no start-up code; a fresh bus is all zero bytes (ids are kept as
   /// "last delivered id" and "id minus one minus position" for that reason), so it lands in .bss.
   constexpr AsyncBus() noexcept
-      : id_bias_(0U), last_msg_id_(0U), delivered_mark_(Position{0U}), id_base_(0U, 0U) {
+      : PoolSet(), id_bias_(0U), last_msg_id_(0U), delivered_mark_(Position{0U}), id_base_(0U, 0U) {
     Stamp::WarmUp();
   }
 
 #if MCCC_ENABLE_TEST_HOOKS
   /// @brief Test hook: a bus whose ring (and msg_id sequence) starts at `initial_position`.
   explicit AsyncBus(Position initial_position, uint64_t first_msg_id) noexcept
-      : id_bias_(first_msg_id - 1U - static_cast<uint64_t>(initial_position)),
+      : PoolSet(),
+        id_bias_(first_msg_id - 1U - static_cast<uint64_t>(initial_position)),
         ring_(initial_position),
         last_msg_id_(first_msg_id - 1U),
         delivered_mark_(initial_position),
@@ -302,6 +303,14 @@ class AsyncBus
   /// @brief Publishes `message` with MEDIUM priority (a MessageLoan: the priority it was
   /// loaned at), timestamped by the bus clock. Returns false when not admitted; `message` is then
   /// left untouched (not moved from; a loan stays with the caller, to retry or drop).
+  ///
+  /// Exceptions: every publish call is noexcept. The message is moved into its slot, which
+  /// cannot throw (required of every alternative). An lvalue whose copy may throw is copied
+  /// first, before a slot is claimed, and so is a PublishEmplace argument list whose
+  /// constructor may throw; an exception from that copy or constructor (std::bad_alloc from a
+  /// std::string member, say) calls std::terminate. To keep such an exception on the caller's
+  /// side, make the copy before the call and publish it with std::move, or use message types
+  /// whose copy and constructors cannot throw (PublishEmplace then builds in the slot).
   template <typename T>
   bool Publish(T&& message, uint32_t sender_id) noexcept {
     const MessagePriority priority = DefaultPriorityOf(message);
@@ -310,14 +319,16 @@ class AsyncBus
 
   /// @brief Publishes with an explicit priority (see Admission for the thresholds). Returns
   /// false when not admitted, or when `priority` is not a MessagePriority enumerator
-  /// (INVALID_MESSAGE is then reported); `message` is then left untouched.
+  /// (INVALID_MESSAGE is then reported); `message` is then left untouched. A copy that throws
+  /// calls std::terminate (see Publish).
   template <typename T>
   bool PublishWithPriority(T&& message, uint32_t sender_id, MessagePriority priority) noexcept {
     return PublishTimestamped(CurrentProducer(), std::forward<T>(message), sender_id, priority);
   }
 
   /// @brief Publishes with a caller-supplied timestamp: no clock read. Otherwise as
-  /// PublishWithPriority (MEDIUM unless given; a loan's own priority for a loan).
+  /// PublishWithPriority (MEDIUM unless given; a loan's own priority for a loan), including
+  /// std::terminate for a copy that throws (see Publish).
   template <typename T>
   bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
                    MessagePriority priority = MessagePriority::kMedium) noexcept {
@@ -339,6 +350,8 @@ class AsyncBus
 
   /// @brief Constructs a T from `args` directly inside the slot (no temporary when T's
   /// constructor cannot throw). Returns false when not admitted (nothing is constructed).
+  /// A constructor that may throw builds a temporary first; if it throws, std::terminate is
+  /// called (see Publish).
   template <typename T, typename... Args>
   bool PublishEmplace(uint32_t sender_id, MessagePriority priority, Args&&... args) noexcept {
     return PublishEmplaceBy<T>(CurrentProducer(), sender_id, priority, std::forward<Args>(args)...);
@@ -394,13 +407,20 @@ class AsyncBus
     const uint32_t limit =
         mode == PerformanceMode::kBareMetal ? Pool::kCapacity : Pool::Admission::LimitFor(priority);
     auto& pool = this->template PoolFor<T>();
-    if (MCCC_UNLIKELY(IsConsumerInBatch()) && pool.HasReleased()) {
-      // A callback loaning from a pool whose blocks this batch released (a relay forwarding
-      // what it receives): they return now instead of at the batch end.
-      pool.ReturnReleased();
-    }
     const bool count = mode == PerformanceMode::kFullFeatured;
-    MessageLoan<T> granted(pool.TryLoan(priority, limit, count, std::forward<Args>(args)...));
+    // On a refusal, a callback loaning from a pool whose blocks its own batch released (a relay
+    // forwarding what it receives) returns them and tries again. Only then: the marker is a
+    // line the consumer writes, which a producer should not read on every loan.
+    MessageLoan<T> granted(pool.TryLoanOrElse(
+        priority, limit, count,
+        [this, &pool]() noexcept {
+          if (IsConsumerInBatch() && pool.HasReleased()) {
+            pool.ReturnReleased();
+            return true;
+          }
+          return false;
+        },
+        std::forward<Args>(args)...));
     if (MCCC_UNLIKELY(!granted)) {
       ReportError(mode, BusError::kLoanRefused, 0U);
     }
@@ -447,7 +467,7 @@ class AsyncBus
       other.bus_ = nullptr;
       other.index_ = detail::kNoThreadShard;
     }
-    Producer& operator=(Producer&& other) noexcept {
+    Producer& operator=(Producer&& other) & noexcept {
       if (this != &other) {
         Release();
         bus_ = other.bus_;
@@ -591,12 +611,16 @@ class AsyncBus
     }
     const Stamp stamp = Stamp::Take();
     const auto after_claim = [&stamp]() noexcept { return stamp.ToUs(); };
-    const auto build = [&](void* storage, Position position, uint32_t index,
-                           uint64_t timestamp_us) noexcept {
+    // messages[index]: the caller's array, index < its count.
+    // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-22
+    const auto build = [this, messages, sender_id, priority](void* storage, Position position,
+                                                             uint32_t index,
+                                                             uint64_t timestamp_us) noexcept {
       ::new (storage)
           StoredEnvelope{Layout::ToStored(HeaderAt(position, timestamp_us, sender_id, priority)),
                          Payload(std::in_place_type<T>, messages[index])};
     };
+    // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     RingBatchClaim<Position> claim{};
     bool claim_is_seq_cst = !Traits::kSingleProducer;
     if (IsForHighLane(priority)) {
@@ -788,7 +812,7 @@ class AsyncBus
   /// @brief True when `index` names a producer lane (below kProducerLanes).
   static constexpr bool IsLaneIndex(uint32_t index) noexcept {
     if constexpr (kHasLanes) {
-      // cppcheck-suppress unsignedLessThanZero ; only instantiated with kProducerLanes > 0
+      // cppcheck-suppress unsignedLessThanZero ; false positive: never instantiated with 0 lanes
       return index < kProducerLanes;
     } else {
       static_cast<void>(index);
@@ -948,8 +972,7 @@ class AsyncBus
   /// blocks return at the batch end only).
   bool IsConsumerInBatch() const noexcept {
 #if MCCC_HOSTED
-    // relaxed: only this thread's own marker can match, and this thread wrote it.
-    return loan_consumer_.load(std::memory_order_relaxed) == CurrentThreadMarker();
+    return BatchBusOfThisThread() == this;
 #else
     return false;
 #endif
@@ -1061,8 +1084,9 @@ class AsyncBus
 #endif
 #if MCCC_HOSTED
       if constexpr (kHasLoans) {
-        // relaxed: compared only with the reading thread's own marker (IsConsumerInBatch).
-        bus_.loan_consumer_.store(CurrentThreadMarker(), std::memory_order_relaxed);
+        // The batch's bus, in a variable of this thread (a callback may run another bus's
+        // batch inside this one: the destructor restores the outer one).
+        outer_batch_bus_ = std::exchange(BatchBusOfThisThread(), &bus_);
       }
 #endif
 #if MCCC_ENABLE_ASSERTS
@@ -1075,7 +1099,7 @@ class AsyncBus
       bus_.dispatching_.store(false, std::memory_order_relaxed);
 #if MCCC_HOSTED
       if constexpr (kHasLoans) {
-        bus_.loan_consumer_.store(nullptr, std::memory_order_relaxed);  // relaxed: as above
+        BatchBusOfThisThread() = outer_batch_bus_;
       }
 #endif
     }
@@ -1086,6 +1110,9 @@ class AsyncBus
 
    private:
     AsyncBus& bus_;
+#if MCCC_HOSTED
+    const AsyncBus* outer_batch_bus_ = nullptr;
+#endif
 #if MCCC_ENABLE_ASSERTS
     const detail::ScopedFlag<std::atomic<bool>> consuming_;
 #endif
@@ -1233,7 +1260,8 @@ class AsyncBus
       return false;
     }
     const PerformanceMode mode = LoadMode();
-    const auto build = [&](void* storage, Position position) noexcept {
+    const auto build = [this, &construct, &stamp, sender_id, priority](void* storage,
+                                                                       Position position) noexcept {
       construct(storage, HeaderAt(position, stamp.ToUs(), sender_id, priority));
     };
     bool admitted = false;
@@ -1349,11 +1377,18 @@ class AsyncBus
   }
 
 #if MCCC_HOSTED
-  /// An address unique to the calling thread (debug builds: tells re-entry from a second thread;
-  /// buses with loans: tells the consumer's own Loan calls inside its batch).
+  /// An address unique to the calling thread (debug builds: tells re-entry from a second thread).
   static const void* CurrentThreadMarker() noexcept {
     static thread_local const char marker = 0;
     return &marker;
+  }
+
+  /// The bus whose batch the calling thread is running, or null (buses with loans: tells the
+  /// consumer's own Loan calls inside its batch). A variable of the thread, not of the bus, so
+  /// that a producer asking reads no line the consumer writes.
+  static const AsyncBus*& BatchBusOfThisThread() noexcept {
+    static thread_local const AsyncBus* bus = nullptr;
+    return bus;
   }
 #endif
 
@@ -1401,7 +1436,7 @@ class AsyncBus
       // The HIGH lane's next slot, checked before every LOW/MEDIUM dispatch: two registers and
       // one load while nothing HIGH arrives.
       auto high_probe = HighProbe();
-      const auto drain_high = [&]() noexcept {
+      const auto drain_high = [this, &high_probe, &high_taken, &stop, &dispatch_one]() noexcept {
         if constexpr (kHasHighLane) {
           if (MCCC_UNLIKELY(high_probe.Ready())) {
             high_taken += high_ring_.ConsumeBatch(
@@ -1414,9 +1449,17 @@ class AsyncBus
             // in hand, so the next batch starts with HIGH.
             stop = high_taken == kBatchSize && high_probe.Ready();
           }
+        } else {
+          // Producer lanes without a HIGH lane: nothing to drain (the captures serve the branch
+          // above).
+          static_cast<void>(this);
+          static_cast<void>(high_probe);
+          static_cast<void>(high_taken);
+          static_cast<void>(stop);
+          static_cast<void>(dispatch_one);
         }
       };
-      const auto normal = [&](StoredEnvelope& envelope) noexcept {
+      const auto normal = [&drain_high, &dispatch_one, &stop](StoredEnvelope& envelope) noexcept {
         drain_high();
         dispatch_one(envelope);
         return !stop;
@@ -1656,10 +1699,12 @@ class AsyncBus
 #endif
   }
 
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22 (admission limit table)
   static constexpr Position kLimits[kPriorityCount] = {
       static_cast<Position>(Admission::LimitFor(MessagePriority::kLow)),
       static_cast<Position>(Admission::LimitFor(MessagePriority::kMedium)),
       static_cast<Position>(Admission::LimitFor(MessagePriority::kHigh))};
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22 (admission limit table)
   static constexpr Position kLaneLimits[kPriorityCount] = {
       static_cast<Position>(LaneAdmission::LimitFor(MessagePriority::kLow)),
       static_cast<Position>(LaneAdmission::LimitFor(MessagePriority::kMedium)),
@@ -1684,10 +1729,6 @@ class AsyncBus
   std::atomic<Position> delivered_mark_;
   // Consumer-owned: true while ProcessBatch / ProcessBatchWith runs (re-entry is refused).
   std::atomic<bool> dispatching_{false};
-#if MCCC_HOSTED
-  // Buses with loans: the consumer thread's marker while it runs a batch, else null.
-  std::atomic<const void*> loan_consumer_{nullptr};
-#endif
 #if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
   std::atomic<const void*> consumer_owner_{nullptr};  // debug: the thread inside the batch
 #endif

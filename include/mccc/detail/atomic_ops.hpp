@@ -228,6 +228,25 @@ MCCC_ALWAYS_INLINE bool CasWeakAcquire(std::atomic<T>& a, T& expected, T desired
   }
 }
 
+/// @brief Weak CAS whose success order is acq_rel and failure order acquire (a reference count
+/// whose reader may become the last holder either way); compiler fences plus a relaxed CAS on
+/// one core, or a compare and a store inside the critical section.
+template <bool kSingleCore, typename CriticalSection = NoCriticalSection, typename T>
+MCCC_ALWAYS_INLINE bool CasWeakAcqRel(std::atomic<T>& a, T& expected, T desired) noexcept {
+  if constexpr (kRmwInCriticalSection<kSingleCore, CriticalSection>) {
+    return CasInCriticalSection<CriticalSection>(a, expected, desired);
+  } else if constexpr (kSingleCore) {
+    std::atomic_signal_fence(std::memory_order_release);
+    const bool ok = a.compare_exchange_weak(expected, desired, std::memory_order_relaxed,
+                                            std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_acquire);
+    return ok;
+  } else {
+    return a.compare_exchange_weak(expected, desired, std::memory_order_acq_rel,
+                                   std::memory_order_acquire);
+  }
+}
+
 /// @brief `a.fetch_sub(n, order)` for a release or acq_rel order: a relaxed RMW between compiler
 /// fences on one core, or a load and a store inside the critical section.
 template <bool kSingleCore, typename CriticalSection, std::memory_order kOrder, typename T>
@@ -245,6 +264,23 @@ MCCC_ALWAYS_INLINE T FetchSub(std::atomic<T>& a, T n) noexcept {
     return old;
   } else {
     return a.fetch_sub(n, kOrder);
+  }
+}
+
+/// @brief `a.fetch_add(n, release)`: as FetchSub.
+template <bool kSingleCore, typename CriticalSection = NoCriticalSection, typename T>
+MCCC_ALWAYS_INLINE T FetchAddRelease(std::atomic<T>& a, T n) noexcept {
+  if constexpr (kRmwInCriticalSection<kSingleCore, CriticalSection>) {
+    const CriticalSectionGuard<CriticalSection> section;
+    // relaxed (both): the section makes the pair atomic and keeps program order on this core.
+    const T old = a.load(std::memory_order_relaxed);
+    a.store(static_cast<T>(old + n), std::memory_order_relaxed);
+    return old;
+  } else if constexpr (kSingleCore) {
+    std::atomic_signal_fence(std::memory_order_release);
+    return a.fetch_add(n, std::memory_order_relaxed);
+  } else {
+    return a.fetch_add(n, std::memory_order_release);
   }
 }
 
@@ -268,7 +304,7 @@ MCCC_ALWAYS_INLINE T FetchAndRelease(std::atomic<T>& a, T mask) noexcept {
 /// @brief A value-sized alignment: the cache line on multi-core, natural alignment on one core
 /// (padding buys nothing without other cores and costs scarce MCU RAM).
 template <bool kSingleCore, unsigned kCacheLine, typename T>
-inline constexpr unsigned kLineAlign = kSingleCore ? static_cast<unsigned>(alignof(T)) : kCacheLine;
+inline constexpr unsigned kLineAlign = kSingleCore ? unsigned{alignof(T)} : kCacheLine;
 
 }  // namespace detail
 }  // namespace mccc

@@ -49,6 +49,18 @@ struct LoanBlockHeader {
   void* pool;                        ///< the owning pool
 };
 
+/// @brief Empties a handle (block and message pointers) and drops the reference it held: the
+/// last one destroys the message and returns the block. The handle is empty before the drop, so
+/// a destructor of T that reaches the handle again finds nothing to drop.
+template <typename Message>
+MCCC_ALWAYS_INLINE void DropHeldReference(LoanBlockHeader*& block, Message*& message) noexcept {
+  if (block != nullptr) {
+    LoanBlockHeader* held = std::exchange(block, nullptr);
+    message = nullptr;
+    held->ops->drop(*held);
+  }
+}
+
 /// @brief Builds a handle from a block the pool has just handed out (one reference taken).
 struct LoanAccess;
 
@@ -66,7 +78,7 @@ class MessageLoan {
       : block_(std::exchange(other.block_, nullptr)),
         message_(std::exchange(other.message_, nullptr)),
         priority_(other.priority_) {}
-  MessageLoan& operator=(MessageLoan&& other) noexcept {
+  MessageLoan& operator=(MessageLoan&& other) & noexcept {
     if (this != &other) {
       Reset();
       block_ = std::exchange(other.block_, nullptr);
@@ -89,13 +101,7 @@ class MessageLoan {
   MessagePriority Priority() const noexcept { return priority_; }
 
   /// @brief Gives the block back unpublished (destroys the message). Empty afterwards.
-  void Reset() noexcept {
-    if (block_ != nullptr) {
-      detail::LoanBlockHeader* block = std::exchange(block_, nullptr);
-      message_ = nullptr;
-      block->ops->drop(*block);
-    }
-  }
+  void Reset() noexcept { detail::DropHeldReference(block_, message_); }
 
  private:
   friend struct detail::LoanAccess;
@@ -125,7 +131,7 @@ class Loaned {
   Loaned(Loaned&& other) noexcept
       : block_(std::exchange(other.block_, nullptr)),
         message_(std::exchange(other.message_, nullptr)) {}
-  Loaned& operator=(Loaned&& other) noexcept {
+  Loaned& operator=(Loaned&& other) & noexcept {
     if (this != &other) {
       Drop();
       block_ = std::exchange(other.block_, nullptr);
@@ -146,13 +152,7 @@ class Loaned {
   Retained<T> Retain() const noexcept;
 
  private:
-  void Drop() noexcept {
-    if (block_ != nullptr) {
-      detail::LoanBlockHeader* block = std::exchange(block_, nullptr);
-      message_ = nullptr;
-      block->ops->drop(*block);
-    }
-  }
+  void Drop() noexcept { detail::DropHeldReference(block_, message_); }
 
   friend struct detail::LoanAccess;
   detail::LoanBlockHeader* block_ = nullptr;
@@ -175,14 +175,14 @@ class Retained {
   Retained(Retained&& other) noexcept
       : block_(std::exchange(other.block_, nullptr)),
         message_(std::exchange(other.message_, nullptr)) {}
-  Retained& operator=(const Retained& other) noexcept {
+  Retained& operator=(const Retained& other) & noexcept {
     if (this != &other) {
       Retained copy(other);
       Swap(copy);
     }
     return *this;
   }
-  Retained& operator=(Retained&& other) noexcept {
+  Retained& operator=(Retained&& other) & noexcept {
     if (this != &other) {
       Reset();
       block_ = std::exchange(other.block_, nullptr);
@@ -198,13 +198,7 @@ class Retained {
   const T* Get() const noexcept { return message_; }
 
   /// @brief Drops this reference (the block returns if it was the last). Empty afterwards.
-  void Reset() noexcept {
-    if (block_ != nullptr) {
-      detail::LoanBlockHeader* block = std::exchange(block_, nullptr);
-      message_ = nullptr;
-      block->ops->drop(*block);
-    }
-  }
+  void Reset() noexcept { detail::DropHeldReference(block_, message_); }
 
  private:
   friend struct detail::LoanAccess;

@@ -5,12 +5,21 @@
 /// thread; no heap, ever: the blocks are members, and a fresh pool is all zero bytes (so a bus in
 /// static storage keeps its pools in .bss).
 ///
-/// How a block is taken without ABA: admission first reserves one unit of the pool's capacity
-/// (a CAS on the in-use count, refused at the priority's limit), then finds a clear bit in the
-/// in-use bitmap and sets it by CAS. A bitmap word holds no pointer and no generation that could
-/// come back stale, so the free list cannot be corrupted by a thread that sleeps between its read
-/// and its CAS, on 32-bit targets as on 64-bit ones. A release clears the bit before it gives the
-/// unit back, so every reservation is backed by a clear bit and the search always ends.
+/// Two ways of finding a free block, chosen by the size of T, both without ABA (nothing read
+/// can come back stale: no pointer, no generation):
+/// - Messages under 1 KB, taken in turn: a block is free while its reference count is 0, and a
+///   producer claims the next free block after a shared cursor by a CAS of that count from 0 to
+///   1. Admission counts blocks taken and blocks returned on two different cache lines, and
+///   producers read the consumer's count only when their cached copy says the pool is at their
+///   limit (or that a loan may set a new high-water mark), so a small message costs no cache line
+///   written by the other side besides its block (which the producer prefetches for writing a few
+///   loans ahead).
+/// - Messages of 1 KB or more, the lowest free block: admission reserves a unit of an in-use
+///   count by CAS, then sets a clear bit of the in-use bitmap by CAS. The producer gets the block
+///   the consumer released last, whose lines are still in a cache, which matters more than the
+///   two shared writes when the message is that large.
+/// Either way a block is back in the free state before its return is counted, so every
+/// admitted loan finds a free block.
 #ifndef MCCC_LOANS_LOAN_POOL_HPP_
 #define MCCC_LOANS_LOAN_POOL_HPP_
 
@@ -126,17 +135,27 @@ class LoanPool {
   static constexpr std::size_t kBlockAlign =
       std::max({alignof(T), alignof(detail::LoanBlockHeader),
                 kSingleCore ? std::size_t{1} : std::size_t{kCacheLine}});
-  // How many released blocks the consumer returns together: enough to amortise its two shared
-  // writes over small messages (up to 64 blocks, at most about 16 KB of message), few enough that
-  // producers keep at least three quarters of the pool while a batch runs; 1 (every message)
-  // for blocks of 16 KB or more, whose contents cost far more than the two writes.
+  // Messages under 1 KB are taken in turn (see the file comment); larger ones reuse the block
+  // released last, still in a cache.
+  static constexpr bool kInTurn = sizeof(T) < 1024U;
+  // How many released blocks the consumer returns together: enough to amortise its shared
+  // writes over small messages (up to 64 blocks, at most about 16 KB of message), few enough
+  // that producers keep at least three quarters of the pool while a batch runs; 1 (every
+  // message) for blocks of 16 KB or more, whose contents cost far more than the writes.
   static constexpr uint32_t kReturnEvery = static_cast<uint32_t>(
       std::max<std::size_t>(1U, std::min<std::size_t>({kBlocks / 4U, 64U, 16384U / sizeof(T)})));
+  // In-turn pools: the block this many loans ahead is prefetched for writing, so its miss overlaps
+  // the current loan (the line was last written by the consumer when it released the block). Not
+  // on one core (no other cache), and not in pools too small to keep it clear of blocks in use.
+  static constexpr uint32_t kPrefetchDistance = (kSingleCore || kBlocks < 16U) ? 0U : 4U;
+  // The bitmap's words: none are used by an in-turn pool (one is kept: an array needs one).
+  static constexpr uint32_t kBitmapWords = kInTurn ? 1U : kWords;
   static constexpr unsigned kLine =
       detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<uint32_t>>;
 
   struct alignas(kBlockAlign) Block {
     detail::LoanBlockHeader header;
+    // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
     alignas(T) unsigned char storage[sizeof(T)];
   };
   static_assert(std::is_standard_layout_v<Block>,
@@ -146,6 +165,9 @@ class LoanPool {
   using Message = T;                              ///< The message type of the blocks.
   using Admission = LoanAdmission<kBlocks>;       ///< The priority limits.
   static constexpr uint32_t kCapacity = kBlocks;  ///< Blocks in the pool.
+  /// True when blocks are taken in turn (messages under 1 KB), false when the lowest free block
+  /// is taken (the one released last, still in a cache).
+  static constexpr bool kTakesInTurn = kInTurn;
 
   /// @brief Bytes one block takes: header and message, rounded to the block alignment.
   static constexpr std::size_t BlockBytes() noexcept { return sizeof(Block); }
@@ -171,23 +193,38 @@ class LoanPool {
   template <typename... Args>
   MessageLoan<T> TryLoan(MessagePriority priority, uint32_t limit, bool count,
                          Args&&... args) noexcept {
+    return TryLoanOrElse(
+        priority, limit, count, []() noexcept { return false; }, std::forward<Args>(args)...);
+  }
+
+  /// @brief TryLoan, where `on_refusal()` runs when the pool refuses and may free blocks (the
+  /// consumer returning the ones it holds back); when it returns true the loan is tried again,
+  /// once, before the refusal is counted.
+  template <typename OnRefusal, typename... Args>
+  MessageLoan<T> TryLoanOrElse(MessagePriority priority, uint32_t limit, bool count,
+                               OnRefusal&& on_refusal, Args&&... args) noexcept {
     static_assert(std::is_nothrow_constructible_v<T, Args...>,
                   "mccc: Loan<T>(args...): T must be nothrow constructible from these arguments "
                   "(a loan is built inside a noexcept call); prepare what may throw first, or "
                   "make the constructor noexcept");
     Block* block = Take(limit, count);
+    if (MCCC_UNLIKELY(block == nullptr) && on_refusal()) {
+      block = Take(limit, count);
+    }
     if (count) {
       // relaxed: statistics counters; they order nothing.
-      detail::FetchAddRelaxed<kSingleCore, CriticalSection>(
-          block != nullptr ? granted_ : refused_[static_cast<std::size_t>(priority)], Counter{1});
+      static_cast<void>(detail::FetchAddRelaxed<kSingleCore, CriticalSection>(
+          block != nullptr ? granted_ : refused_[static_cast<std::size_t>(priority)], Counter{1}));
     }
     if (block == nullptr) {
       return MessageLoan<T>{};
     }
     T* message = nullptr;
     if constexpr (sizeof...(Args) == 0U) {
+      // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): deviation D-01
       message = ::new (static_cast<void*>(block->storage)) T;
     } else {
+      // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): deviation D-01
       message = ::new (static_cast<void*>(block->storage)) T(std::forward<Args>(args)...);
     }
     return detail::LoanAccess::MakeLoan(&block->header, message, priority);
@@ -197,7 +234,9 @@ class LoanPool {
   /// when `message` is not the message of a block of this pool that is in use. Valid while the
   /// caller's own reference to the message is (inside its callback, or through a Retained).
   Retained<T> Retain(const T& message) noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
     const auto address = reinterpret_cast<std::uintptr_t>(&message);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
     const auto first = reinterpret_cast<std::uintptr_t>(&blocks_[0].storage[0]);
     if (address < first) {
       return Retained<T>{};
@@ -217,20 +256,22 @@ class LoanPool {
   }
 
   /// @brief The consumer drops the reference a dispatched message held (its ring slot's). When it
-  /// was the last, the message is destroyed now and the block is queued for ReturnReleased:
-  /// the consumer returns blocks in groups of kReturnEvery (and at the end of its batch), with
-  /// one shared write per bitmap word instead of two per message (the pool's line is shared with
-  /// every producer). Consumer only.
+  /// was the last, the message is destroyed now and the block queued for ReturnReleased, which
+  /// returns blocks in groups of kReturnEvery (and at the end of the batch): one shared write per
+  /// group instead of one or two per message. In an in-turn pool the block is free at once and
+  /// only its count waits for the group. Consumer only.
   void DropFromConsumer(detail::LoanBlockHeader& header) noexcept {
     MCCC_ASSERT(header.pool == this, "a loaned message dropped into a foreign pool");
     if (!DropReference(header)) {
       return;
     }
+    [[maybe_unused]] const uint32_t index = header.index;  // read while the block is this thread's
     DestroyMessage(header);
-    const uint32_t index = header.index;
-    released_[index / kWordBits] |= static_cast<Word>(Word{1} << (index % kWordBits));
-    ++released_count_;
-    if (released_count_ >= kReturnEvery) {
+    MarkFree(header);
+    if constexpr (!kInTurn) {  // an in-turn block is free now; only its count waits
+      released_[index / kWordBits] |= Word{1} << (index % kWordBits);
+    }
+    if (++released_count_ >= kReturnEvery) {
       ReturnReleased();
     }
   }
@@ -243,24 +284,41 @@ class LoanPool {
     if (released_count_ == 0U) {
       return;
     }
-    for (uint32_t word = 0U; word < kWords; ++word) {
-      if (released_[word] != 0U) {
-        // release: pairs with Take's acquire CAS on this word, as in GiveBack.
-        detail::FetchAndRelease<kSingleCore, CriticalSection>(bits_[word],
-                                                              static_cast<Word>(~released_[word]));
-        released_[word] = 0U;
+    if constexpr (kInTurn) {
+      // release: pairs with RefreshReturned's acquire load: a producer that counts these returns
+      // also sees their blocks free (DropFromConsumer stored their counts of 0 before).
+      static_cast<void>(
+          detail::FetchAddRelease<kSingleCore, CriticalSection>(returned_, released_count_));
+      released_count_ = 0U;
+    } else {
+      for (uint32_t word = 0U; word < kWords; ++word) {
+        if (released_[word] != 0U) {
+          // release: pairs with Take's acquire CAS on this word, as in GiveBack.
+          static_cast<void>(detail::FetchAndRelease<kSingleCore, CriticalSection>(
+              bits_[word], static_cast<Word>(~released_[word])));
+          released_[word] = 0U;
+        }
       }
+      // release: pairs with Take's acquire reservation CAS, as in GiveBack.
+      static_cast<void>(detail::FetchSub<kSingleCore, CriticalSection, std::memory_order_release>(
+          admitted_, released_count_));
+      released_count_ = 0U;
     }
-    // release: pairs with Take's acquire reservation CAS, as in GiveBack.
-    detail::FetchSub<kSingleCore, CriticalSection, std::memory_order_release>(in_use_,
-                                                                              released_count_);
-    released_count_ = 0U;
   }
 
-  /// @brief Blocks in use (snapshot). Thread-safe.
+  /// @brief Blocks in use (snapshot: a value the pool had, or an upper bound of it while loans
+  /// are taken and returned). Thread-safe.
   uint32_t InUse() const noexcept {
-    // relaxed: a snapshot that orders nothing.
-    return in_use_.load(std::memory_order_relaxed);
+    if constexpr (kInTurn) {
+      // relaxed (both): a snapshot that orders nothing. The returns are read first, so every
+      // return counted is of a block whose take is counted too: the difference is never negative.
+      const uint32_t returned = returned_.load(std::memory_order_relaxed);
+      const uint32_t admitted = admitted_.load(std::memory_order_relaxed);
+      return std::min(admitted - returned, kBlocks);
+    } else {
+      // relaxed: a snapshot that orders nothing.
+      return admitted_.load(std::memory_order_relaxed);
+    }
   }
 
   /// @brief The counters (snapshot, read one by one). Thread-safe.
@@ -288,112 +346,267 @@ class LoanPool {
   }
 
  private:
-  /// Reserves a unit of capacity below `limit`, then claims a clear bit. nullptr when refused.
+  /// A free block for a loan below `limit` blocks in use (nullptr when refused), its header set
+  /// up with one reference.
   Block* Take(uint32_t limit, bool count) noexcept {
-    uint32_t used = in_use_.load(std::memory_order_relaxed);  // relaxed: a first guess for the CAS
+    Block* block = nullptr;
+    if constexpr (kInTurn) {
+      block = TakeInTurn(limit, count);
+    } else {
+      block = TakeLowestFree(limit, count);
+    }
+    if (block != nullptr) {
+      const auto index = static_cast<uint32_t>(block - blocks_);
+      // relaxed (all three): the block reaches other threads only through the loan, published
+      // by the ring's release store (or the user's own synchronisation).
+      block->header.index = index;
+      block->header.ops = &kOps;
+      block->header.pool = this;
+    }
+    return block;
+  }
+
+  /// In-turn pools: counts the loan in admitted_ if the blocks in use stay below `limit`, then
+  /// claims the first free block from the cursor on.
+  Block* TakeInTurn(uint32_t limit, bool count) noexcept {
+    // acquire: pairs with RefreshReturned's release store, so that the blocks whose returns the
+    // copy counts are seen free below. Read before admitted_, so that every return it counts is of
+    // a loan counted in `admitted` (the difference never wraps below 0).
+    uint32_t seen = detail::LoadAcquire<kSingleCore>(returned_seen_);
+    uint32_t admitted = admitted_.load(std::memory_order_relaxed);  // relaxed: the CAS decides
+    for (;;) {
+      const uint32_t used = admitted - seen;
+      if (used >= limit) {
+        // The copy of the returns may be old: read the consumer's count (the only read of its
+        // line on this path), then admitted_ again (returns of later loans may be counted in it).
+        const uint32_t fresh = RefreshReturned();
+        if (fresh == seen) {
+          return nullptr;
+        }
+        seen = fresh;
+        admitted = admitted_.load(std::memory_order_relaxed);  // relaxed: as above
+        continue;
+      }
+      // relaxed: the count only admits; which block is free is decided by the acquire CAS on
+      // its reference count below.
+      if (detail::CasWeakRelaxed<kSingleCore, CriticalSection>(admitted_, admitted,
+                                                               admitted + 1U)) {
+        if (count && used + 1U > high_water_.load(std::memory_order_relaxed)) {  // relaxed: a
+          // statistic. The copy of the returns may be old, which would overstate the blocks in
+          // use: the mark is raised only by a count against the consumer's own.
+          const auto now_used = static_cast<int32_t>(admitted + 1U - RefreshReturned());
+          RaiseHighWater(now_used > 0 ? static_cast<uint32_t>(now_used) : 1U);
+        }
+        break;
+      }
+    }
+    // The admission above leaves at least one block free for this loan: the search ends.
+    uint32_t index = cursor_.load(std::memory_order_relaxed);  // relaxed: a hint
+    for (;;) {
+      std::atomic<uint32_t>& references = blocks_[index].header.references;
+      uint32_t free_count = 0U;
+      // acquire: pairs with GiveBack's release store of 0: the previous message's destruction
+      // and its readers' accesses happen before this owner writes the block.
+      if (references.load(std::memory_order_relaxed) == 0U &&
+          detail::CasWeakAcquire<kSingleCore, CriticalSection>(references, free_count,
+                                                               uint32_t{1})) {
+        break;
+      }
+      index = index + 1U == kBlocks ? 0U : index + 1U;
+    }
+    const uint32_t next = index + 1U == kBlocks ? 0U : index + 1U;
+    cursor_.store(next, std::memory_order_relaxed);  // relaxed: a hint for the next search
+    PrefetchForWriting(next);
+    return &blocks_[index];
+  }
+
+  /// Reads the consumer's count of returned blocks and shares it with the other producers.
+  uint32_t RefreshReturned() noexcept {
+    // acquire: pairs with GiveBack's release increment: the blocks it counts are seen free.
+    const uint32_t fresh = detail::LoadAcquire<kSingleCore>(returned_);
+    // The copy only moves forward, so a producer delayed here cannot put back an older count
+    // (which would make the pool look fuller: harmless, but also, after 2^32 returns, emptier).
+    uint32_t copy = returned_seen_.load(std::memory_order_relaxed);  // relaxed: the CAS decides
+    // release: pairs with TakeInTurn's acquire load of the copy.
+    while (static_cast<int32_t>(fresh - copy) > 0 &&
+           !detail::CasWeakRelease<kSingleCore, CriticalSection>(returned_seen_, copy, fresh)) {
+    }
+    return fresh;
+  }
+
+  /// Requests the first lines of the block kPrefetchDistance loans after `next` for writing.
+  MCCC_ALWAYS_INLINE void PrefetchForWriting(uint32_t next) noexcept {
+    if constexpr (kPrefetchDistance > 0U) {
+#if defined(__GNUC__) || defined(__clang__)
+      uint32_t ahead = next + kPrefetchDistance;
+      ahead = ahead >= kBlocks ? ahead - kBlocks : ahead;
+      // A block still in use is only read by its holders: taking its line for writing early
+      // would cost them a miss, so only a free one is requested (relaxed: a hint).
+      if (blocks_[ahead].header.references.load(std::memory_order_relaxed) == 0U) {
+        // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviations D-02, D-04
+        const auto* first = reinterpret_cast<const unsigned char*>(&blocks_[ahead]);
+        constexpr std::size_t kPrefetchBytes = std::min<std::size_t>(sizeof(Block), 256U);
+        for (std::size_t offset = 0U; offset < kPrefetchBytes; offset += kCacheLine) {
+          // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03
+          __builtin_prefetch(first + offset, 1, 3);
+        }
+      }
+#else
+      static_cast<void>(next);
+#endif
+    } else {
+      static_cast<void>(next);
+    }
+  }
+
+  /// Lowest-free-block pools: reserves a unit of capacity below `limit`, then claims a clear bit.
+  Block* TakeLowestFree(uint32_t limit, bool count) noexcept {
+    uint32_t used =
+        admitted_.load(std::memory_order_relaxed);  // relaxed: a first guess for the CAS
     do {
       if (used >= limit) {
         return nullptr;
       }
       // acquire: pairs with GiveBack's release decrement, so the bit that release cleared is
       // visible to the search below (every reservation is backed by a clear bit).
-    } while (!detail::CasWeakAcquire<kSingleCore, CriticalSection>(in_use_, used, used + 1U));
+    } while (!detail::CasWeakAcquire<kSingleCore, CriticalSection>(admitted_, used, used + 1U));
     if (count) {
-      // relaxed (both): the high-water mark is a statistic; a lost race only retries.
-      uint32_t seen = high_water_.load(std::memory_order_relaxed);
-      while (used + 1U > seen &&
-             !detail::CasWeakRelaxed<kSingleCore, CriticalSection>(high_water_, seen, used + 1U)) {
-      }
+      RaiseHighWater(used + 1U);
     }
     // Start where the reservation count points, so concurrent takers spread over the words.
     uint32_t word = kWords == 1U ? 0U : used % kWords;
     for (;;) {
       Word bits = bits_[word].load(std::memory_order_relaxed);  // relaxed: CAS below decides
-      Word free_bits = static_cast<Word>(~bits & ValidMask(word));
+      Word free_bits = ~bits & ValidMask(word);
       while (free_bits != 0U) {
         const unsigned bit = detail::LowestSetBit(free_bits);
         // acquire: pairs with GiveBack's release fetch_and of this bit: the previous message's
         // destruction and its readers' accesses happen before this owner writes the block.
-        if (detail::CasWeakAcquire<kSingleCore, CriticalSection>(
-                bits_[word], bits, static_cast<Word>(bits | (Word{1} << bit)))) {
-          const uint32_t index = word * kWordBits + bit;
-          Block& block = blocks_[index];
-          // relaxed (all three header writes): the block reaches other threads only through the
-          // loan, published by the ring's release store (or the user's own synchronisation).
+        if (detail::CasWeakAcquire<kSingleCore, CriticalSection>(bits_[word], bits,
+                                                                 bits | (Word{1} << bit))) {
+          Block& block = blocks_[word * kWordBits + bit];
+          // relaxed: published with the loan, as the header's other fields (Take).
           block.header.references.store(1U, std::memory_order_relaxed);
-          block.header.index = index;
-          block.header.ops = &kOps;
-          block.header.pool = this;
           return &block;
         }
-        free_bits = static_cast<Word>(~bits & ValidMask(word));
+        free_bits = ~bits & ValidMask(word);
       }
       word = word + 1U == kWords ? 0U : word + 1U;
+    }
+  }
+
+  void RaiseHighWater(uint32_t used) noexcept {
+    // relaxed (both): the high-water mark is a statistic; a lost race only retries.
+    uint32_t seen = high_water_.load(std::memory_order_relaxed);
+    while (used > seen &&
+           !detail::CasWeakRelaxed<kSingleCore, CriticalSection>(high_water_, seen, used)) {
     }
   }
 
   /// The bits of word `word` that name blocks (the last word may be partly beyond the pool).
   static constexpr Word ValidMask(uint32_t word) noexcept {
     const uint32_t remaining = kBlocks - word * kWordBits;
-    return remaining >= kWordBits ? static_cast<Word>(~Word{0})
-                                  : static_cast<Word>((Word{1} << remaining) - 1U);
+    return remaining >= kWordBits ? ~Word{0} : (Word{1} << remaining) - 1U;
   }
 
-  /// Returns block `index` (its message already destroyed).
+  /// A count of 0 marks the block free, once its message is destroyed: an in-turn pool's
+  /// producers claim it from there, and Retain of a stale reference sees it.
+  static void MarkFree(detail::LoanBlockHeader& header) noexcept {
+    // release: pairs with TakeInTurn's acquire CAS of the count from 0 (the next owner: the
+    // destruction and the readers' accesses happen before it writes), and with Retain's acquire.
+    detail::StoreRelease<kSingleCore>(header.references, uint32_t{0});
+  }
+
+  /// Returns block `index`, whose message is destroyed and whose count is 0 (MarkFree).
   void GiveBack(uint32_t index) noexcept {
-    const Word mask = static_cast<Word>(~(Word{1} << (index % kWordBits)));
-    // release: pairs with Take's acquire CAS on this word (the next owner of the block).
-    detail::FetchAndRelease<kSingleCore, CriticalSection>(bits_[index / kWordBits], mask);
-    // release: pairs with Take's acquire reservation CAS: a taker that counts this unit as free
-    // also sees the bit cleared just above.
-    detail::FetchSub<kSingleCore, CriticalSection, std::memory_order_release>(in_use_, uint32_t{1});
+    if constexpr (kInTurn) {
+      static_cast<void>(index);  // free already: only its return is counted
+      // release: pairs with RefreshReturned's acquire load: a producer that counts this return
+      // also sees the block free (MarkFree, before).
+      static_cast<void>(
+          detail::FetchAddRelease<kSingleCore, CriticalSection>(returned_, uint32_t{1}));
+    } else {
+      const Word mask = ~(Word{1} << (index % kWordBits));
+      // release: pairs with Take's acquire CAS on this word (the next owner of the block).
+      static_cast<void>(
+          detail::FetchAndRelease<kSingleCore, CriticalSection>(bits_[index / kWordBits], mask));
+      // release: pairs with Take's acquire reservation CAS: a taker that counts this unit as
+      // free also sees the bit cleared just above.
+      static_cast<void>(detail::FetchSub<kSingleCore, CriticalSection, std::memory_order_release>(
+          admitted_, uint32_t{1}));
+    }
   }
 
   static void RetainBlock(detail::LoanBlockHeader& header) noexcept {
     // relaxed: a reference is only ever made from one the caller holds, which already orders
     // the message for this thread (as a shared_ptr copy); the drop that frees is acq_rel.
-    detail::FetchAddRelaxed<kSingleCore, CriticalSection>(header.references, uint32_t{1});
+    static_cast<void>(
+        detail::FetchAddRelaxed<kSingleCore, CriticalSection>(header.references, uint32_t{1}));
   }
 
-  /// Drops one reference; true when it was the last (the caller then destroys and returns).
+  /// Drops one reference; true when it was the last (the caller then destroys and returns). The
+  /// count never reaches 0 here: 0 marks a free block, and this one is not free until its
+  /// message is destroyed.
   static bool DropReference(detail::LoanBlockHeader& header) noexcept {
     // acquire: pairs with the release half of other holders' decrements, so their reads of the
     // message happen before its destruction. A count of 1 is this caller's own reference: no one
-    // else can add one (a reference is made only from a held one), so no RMW is needed.
-    if (detail::LoadAcquire<kSingleCore>(header.references) != 1U) {
-      // acq_rel: release publishes this holder's reads to the last holder; acquire (when this is
-      // the last) takes every earlier holder's.
-      return detail::FetchSub<kSingleCore, CriticalSection, std::memory_order_acq_rel>(
-                 header.references, uint32_t{1}) == 1U;
+    // else can add one (a reference is made only from a held one).
+    uint32_t references = detail::LoadAcquire<kSingleCore>(header.references);
+    while (references != 1U) {
+      // acq_rel: release publishes this holder's reads to the last holder; acquire (on failure
+      // too) so that a count of 1 read here orders the other holders' reads as above.
+      if (detail::CasWeakAcqRel<kSingleCore, CriticalSection>(header.references, references,
+                                                              references - 1U)) {
+        return false;
+      }
     }
-    // relaxed: the block is this thread's alone; the return's release store publishes it.
-    header.references.store(0U, std::memory_order_relaxed);
     return true;
   }
 
   static void DestroyMessage(detail::LoanBlockHeader& header) noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
     Block& block = *reinterpret_cast<Block*>(&header);  // the header is the block's first member
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
     std::launder(reinterpret_cast<T*>(block.storage))->~T();
   }
 
   static void DropBlock(detail::LoanBlockHeader& header) noexcept {
     if (DropReference(header)) {
+      // Read while the block is still this thread's: once it is free another taker rewrites them.
+      auto* const pool = static_cast<LoanPool*>(header.pool);
+      const uint32_t index = header.index;
       DestroyMessage(header);
-      static_cast<LoanPool*>(header.pool)->GiveBack(header.index);
+      MarkFree(header);
+      pool->GiveBack(index);
     }
   }
 
   static constexpr detail::LoanBlockOps kOps{&RetainBlock, &DropBlock};
 
-  // Written by every Take and GiveBack: the count, the bitmap and the counters share a line.
-  alignas(kLine) std::atomic<uint32_t> in_use_{0U};
+  // Written by every loan: the admission count, the cursor or the bitmap, and the counters
+  // share a line (written by producers only in an in-turn pool).
+  // Lowest-free-block pools: the blocks in use. In-turn pools: the loans ever admitted (it
+  // wraps; the blocks in use are admitted_ - returned_).
+  alignas(kLine) std::atomic<uint32_t> admitted_{0U};
+  std::atomic<uint32_t> returned_seen_{0U};  // in-turn pools: a copy of returned_
+  std::atomic<uint32_t> cursor_{0U};         // in-turn pools: where the next search starts
   std::atomic<uint32_t> high_water_{0U};
-  std::atomic<Word> bits_[kWords]{};
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
+  std::atomic<Word> bits_[kBitmapWords]{};  // lowest-free-block pools: a bit per block in use
   std::atomic<Counter> granted_{0U};
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
   std::atomic<Counter> refused_[kPriorityCount]{};
-  // Consumer-owned: blocks dropped during the current batch, returned by ReturnReleased.
-  alignas(detail::kLineAlign<kSingleCore, kCacheLine, Word>) Word released_[kWords]{};
+  // In-turn pools: the blocks returned ever (it wraps), written by the consumer once per group
+  // (and by whoever drops a retained message last), read by producers only at a limit. On a
+  // line of its own: next to the consumer's per-message data, producers spinning on a refusal
+  // would take that line from the consumer for every message it dispatches.
+  alignas(kLine) std::atomic<uint32_t> returned_{0U};
+  // The consumer's alone: the blocks dropped since its last return (a bit each in a
+  // lowest-free-block pool) and their number.
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
+  alignas(detail::kLineAlign<kSingleCore, kCacheLine, Word>) Word released_[kBitmapWords]{};
   uint32_t released_count_{0U};
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
   Block blocks_[kBlocks]{};
 };
 

@@ -93,7 +93,10 @@ class LoanPoolSet;
 template <bool kSingleCore, typename CriticalSection, unsigned kCacheLine>
 class LoanPoolSet<LoanPools<>, kSingleCore, CriticalSection, kCacheLine> {
  public:
-  constexpr LoanPoolSet() noexcept = default;
+  // User-provided (here and below), so that a class that names the set in its member-initialiser
+  // list, `LoanPoolSet()`, calls this constructor instead of value-initialising the set, which
+  // would zero every block first.
+  constexpr LoanPoolSet() noexcept {}  // NOLINT(modernize-use-equals-default): deviation D-01
   /// The pool type of message type T (void: none).
   template <typename T>
   using PoolType = void;
@@ -104,10 +107,14 @@ class LoanPoolSet<LoanPools<>, kSingleCore, CriticalSection, kCacheLine> {
   void Accumulate(LoanPoolStatistics& total) const noexcept { static_cast<void>(total); }
 };
 
+// Each level holds the first pool and inherits the set of the others. Every level declares the
+// same four functions, each doing its own pool and then calling the base's: the base is private,
+// so the set is used only through the top level's functions and no base function can be
+// reached past the one that replaces it.
 template <typename First, typename... Rest, bool kSingleCore, typename CriticalSection,
           unsigned kCacheLine>
 class LoanPoolSet<LoanPools<First, Rest...>, kSingleCore, CriticalSection, kCacheLine>
-    : public LoanPoolSet<LoanPools<Rest...>, kSingleCore, CriticalSection, kCacheLine> {
+    : private LoanPoolSet<LoanPools<Rest...>, kSingleCore, CriticalSection, kCacheLine> {
   using Base = LoanPoolSet<LoanPools<Rest...>, kSingleCore, CriticalSection, kCacheLine>;
 
  public:
@@ -117,7 +124,7 @@ class LoanPoolSet<LoanPools<First, Rest...>, kSingleCore, CriticalSection, kCach
   using PoolType = std::conditional_t<std::is_same_v<T, typename First::Message>, FirstPool,
                                       typename Base::template PoolType<T>>;
 
-  constexpr LoanPoolSet() noexcept = default;
+  constexpr LoanPoolSet() noexcept : Base() {}
 
   /// @brief The pool of message type T (which has one: checked by the bus).
   template <typename T>
