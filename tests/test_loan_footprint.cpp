@@ -163,16 +163,19 @@ TEST(LoanFootprint, ControlIsThreeLinesOnMultiCore) {
   // messages need no bitmap, and the control is three lines for any number of blocks.
   EXPECT_EQ(sizeof(PoolUnderTest<OneByte, 1U, false>) - 1U * kCacheLine, 3U * kCacheLine);
   EXPECT_EQ(sizeof(PoolUnderTest<OneByte, 1000U, false>) - 1000U * kCacheLine, 3U * kCacheLine);
-  // Messages of 1 KB or more have a bit per block: the takers' line holds two bitmap words (128
-  // blocks with 64-bit words, 64 with 32-bit ones); a third takes a line more.
+  // Messages of 1 KB or more have a bit per block. The takers' line holds 16 bytes of counts,
+  // four counters and as many bitmap words as fit in the rest: 128 blocks with 8-byte counters
+  // (two 64-bit words, or four 32-bit ones); a block more takes a line more.
   using Tile = ImageTile;
   constexpr std::size_t kTileBlock = PoolUnderTest<Tile, 1U, false>::BlockBytes();
-  constexpr uint32_t kTwoWordsOfBlocks = static_cast<uint32_t>(2U * kWordBytes * 8U);
+  constexpr auto kBlocksInOneLine =
+      static_cast<uint32_t>((kCacheLine - 16U - 4U * kCounterBytes) / kWordBytes * kWordBytes * 8U);
+  static_assert(kCounterBytes != 8U || kBlocksInOneLine == 128U, "as the README says");
   EXPECT_EQ(sizeof(PoolUnderTest<Tile, 1U, false>) - 1U * kTileBlock, 3U * kCacheLine);
-  EXPECT_EQ(sizeof(PoolUnderTest<Tile, kTwoWordsOfBlocks, false>) - kTwoWordsOfBlocks * kTileBlock,
+  EXPECT_EQ(sizeof(PoolUnderTest<Tile, kBlocksInOneLine, false>) - kBlocksInOneLine * kTileBlock,
             3U * kCacheLine);
-  EXPECT_EQ(sizeof(PoolUnderTest<Tile, kTwoWordsOfBlocks + 1U, false>) -
-                (kTwoWordsOfBlocks + 1U) * kTileBlock,
+  EXPECT_EQ(sizeof(PoolUnderTest<Tile, kBlocksInOneLine + 1U, false>) -
+                (kBlocksInOneLine + 1U) * kTileBlock,
             4U * kCacheLine);
 }
 
