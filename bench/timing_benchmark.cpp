@@ -63,26 +63,14 @@
 #include <x86intrin.h>
 #endif
 
+#include "common/report.hpp"  // MCCC_BENCH_FLAGS, pinning, pause, clocks, UTC time
 #include "mccc/mccc.hpp"
-
-#ifndef MCCC_BENCH_FLAGS
-#define MCCC_BENCH_FLAGS "unknown"
-#endif
-#ifndef MCCC_BENCH_BUILD_TYPE
-#define MCCC_BENCH_BUILD_TYPE "unknown"
-#endif
 
 namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Timing
 // ---------------------------------------------------------------------------------------------
-uint64_t SteadyNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
-
 /// One edge of a timed interval (see the file comment).
 inline uint64_t TimerEdge() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -91,7 +79,7 @@ inline uint64_t TimerEdge() {
   _mm_lfence();
   return ticks;
 #else
-  return SteadyNs();
+  return mccc_bench::NowNs();
 #endif
 }
 
@@ -100,34 +88,18 @@ inline uint64_t Now() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();
 #else
-  return SteadyNs();
-#endif
-}
-
-inline void Relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
+  return mccc_bench::NowNs();
 #endif
 }
 
 /// Counter ticks per nanosecond, measured against steady_clock over `window_ms`.
 double MeasureTicksPerNs(int window_ms) {
-  const uint64_t ns0 = SteadyNs();
+  const uint64_t ns0 = mccc_bench::NowNs();
   const uint64_t t0 = Now();
   std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
-  const uint64_t ns1 = SteadyNs();
+  const uint64_t ns1 = mccc_bench::NowNs();
   const uint64_t t1 = Now();
   return static_cast<double>(t1 - t0) / static_cast<double>(ns1 - ns0);
-}
-
-bool PinThisThread(int cpu) {
-  if (cpu < 0 || static_cast<unsigned>(cpu) >= std::thread::hardware_concurrency()) {
-    return false;
-  }
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(static_cast<std::size_t>(cpu), &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
 /// Context switches of the calling thread so far: {involuntary (preempted), voluntary}.
@@ -360,7 +332,7 @@ void Print(const Summary& s) {
 }
 
 void Pin(int cpu) {
-  if (!PinThisThread(cpu)) {
+  if (!mccc_bench::PinThisThread(cpu)) {
     g_pinning_failed = true;
   }
 }
@@ -455,7 +427,7 @@ std::vector<Summary> RunPublish(const Options& options) {
       const uint32_t n = bus->ProcessBatch();
       local += n;
       if (n == 0U) {
-        Relax();
+        mccc_bench::CpuRelax();
       }
     }
     for (uint32_t n = bus->ProcessBatch(); n != 0U; n = bus->ProcessBatch()) {
@@ -514,7 +486,7 @@ std::vector<Summary> RunPublish(const Options& options) {
         break;
       }
       while (now < next) {
-        Relax();
+        mccc_bench::CpuRelax();
         now = Now();
       }
       // After a delay (this thread preempted), resume the period from now instead of
@@ -653,7 +625,7 @@ Summary RunConsume(const Options& options) {
     const uint64_t end = Now() + static_cast<uint64_t>(length * 1e9 * g_ticks_per_ns);
     while (Now() < end) {
       if (bus->QueueDepth() < kBatch) {
-        Relax();
+        mccc_bench::CpuRelax();
         continue;
       }
       const uint64_t t0 = TimerEdge();
@@ -735,15 +707,6 @@ Summary RunConsume(const Options& options) {
 // ---------------------------------------------------------------------------------------------
 // Output
 // ---------------------------------------------------------------------------------------------
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 void WriteJson(const std::string& path, const Options& options, const Summary& timer,
                const std::vector<Summary>& results) {
   std::FILE* f = std::fopen(path.c_str(), "w");
@@ -753,7 +716,7 @@ void WriteJson(const std::string& path, const Options& options, const Summary& t
     return;
   }
   std::fprintf(f, "{\n  \"date_utc\": \"%s\",\n  \"flags\": \"%s\",\n  \"build_type\": \"%s\",\n",
-               UtcNow().c_str(), MCCC_BENCH_FLAGS, MCCC_BENCH_BUILD_TYPE);
+               mccc_bench::UtcTimestamp(false).c_str(), MCCC_BENCH_FLAGS, MCCC_BENCH_BUILD_TYPE);
   std::fprintf(f, "  \"ticks_per_ns\": %.6f,\n  \"cpus\": %u,\n  \"pinning_failed\": %s,\n",
                g_ticks_per_ns, std::thread::hardware_concurrency(),
                g_pinning_failed ? "true" : "false");
@@ -827,7 +790,7 @@ int main(int argc, char** argv) {
   }
   g_ticks_per_ns = MeasureTicksPerNs(options.smoke ? 20 : 500);
   std::printf("mccc timing benchmark, %s UTC, flags \"%s\" (%s), %u CPUs, counter %.4f ticks/ns\n",
-              UtcNow().c_str(), MCCC_BENCH_FLAGS, MCCC_BENCH_BUILD_TYPE,
+              mccc_bench::UtcTimestamp(false).c_str(), MCCC_BENCH_FLAGS, MCCC_BENCH_BUILD_TYPE,
               std::thread::hardware_concurrency(), g_ticks_per_ns);
   const Summary timer = MeasureTimerOverhead(options.smoke ? 100000U : 20000000U);
   Print(timer);
