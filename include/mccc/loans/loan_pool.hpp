@@ -289,7 +289,6 @@ class LoanPool {
       // also sees their blocks free (DropFromConsumer stored their counts of 0 before).
       static_cast<void>(
           detail::FetchAddRelease<kSingleCore, CriticalSection>(returned_, released_count_));
-      released_count_ = 0U;
     } else {
       for (uint32_t word = 0U; word < kWords; ++word) {
         if (released_[word] != 0U) {
@@ -302,8 +301,8 @@ class LoanPool {
       // release: pairs with Take's acquire reservation CAS, as in GiveBack.
       static_cast<void>(detail::FetchSub<kSingleCore, CriticalSection, std::memory_order_release>(
           admitted_, released_count_));
-      released_count_ = 0U;
     }
+    released_count_ = 0U;
   }
 
   /// @brief Blocks in use (snapshot: a value the pool had, or an upper bound of it while loans
@@ -405,24 +404,30 @@ class LoanPool {
     for (;;) {
       std::atomic<uint32_t>& references = blocks_[index].header.references;
       uint32_t free_count = 0U;
-      // acquire: pairs with GiveBack's release store of 0: the previous message's destruction
+      // acquire: pairs with MarkFree's release store of 0: the previous message's destruction
       // and its readers' accesses happen before this owner writes the block.
       if (references.load(std::memory_order_relaxed) == 0U &&
           detail::CasWeakAcquire<kSingleCore, CriticalSection>(references, free_count,
                                                                uint32_t{1})) {
         break;
       }
-      index = index + 1U == kBlocks ? 0U : index + 1U;
+      index = Following(index);
     }
-    const uint32_t next = index + 1U == kBlocks ? 0U : index + 1U;
+    const uint32_t next = Following(index);
     cursor_.store(next, std::memory_order_relaxed);  // relaxed: a hint for the next search
     PrefetchForWriting(next);
     return &blocks_[index];
   }
 
+  /// The block after `index`, in turn.
+  static constexpr uint32_t Following(uint32_t index) noexcept {
+    return index + 1U == kBlocks ? 0U : index + 1U;
+  }
+
   /// Reads the consumer's count of returned blocks and shares it with the other producers.
   uint32_t RefreshReturned() noexcept {
-    // acquire: pairs with GiveBack's release increment: the blocks it counts are seen free.
+    // acquire: pairs with the release increments of ReturnReleased (the consumer's groups) and
+    // GiveBack (a retained message dropped last): the blocks they count are seen free.
     const uint32_t fresh = detail::LoadAcquire<kSingleCore>(returned_);
     // The copy only moves forward, so a producer delayed here cannot put back an older count
     // (which would make the pool look fuller: harmless, but also, after 2^32 returns, emptier).
@@ -467,8 +472,8 @@ class LoanPool {
       if (used >= limit) {
         return nullptr;
       }
-      // acquire: pairs with GiveBack's release decrement, so the bit that release cleared is
-      // visible to the search below (every reservation is backed by a clear bit).
+      // acquire: pairs with the release decrements of GiveBack and ReturnReleased: the bits they
+      // cleared are visible to the search below (every reservation is backed by a clear bit).
     } while (!detail::CasWeakAcquire<kSingleCore, CriticalSection>(admitted_, used, used + 1U));
     if (count) {
       RaiseHighWater(used + 1U);
@@ -480,8 +485,9 @@ class LoanPool {
       Word free_bits = ~bits & ValidMask(word);
       while (free_bits != 0U) {
         const unsigned bit = detail::LowestSetBit(free_bits);
-        // acquire: pairs with GiveBack's release fetch_and of this bit: the previous message's
-        // destruction and its readers' accesses happen before this owner writes the block.
+        // acquire: pairs with the release fetch_and (GiveBack, ReturnReleased) that cleared this
+        // bit: the old message's destruction and its readers' accesses happen before this owner
+        // writes the block.
         if (detail::CasWeakAcquire<kSingleCore, CriticalSection>(bits_[word], bits,
                                                                  bits | (Word{1} << bit))) {
           Block& block = blocks_[word * kWordBits + bit];
