@@ -220,6 +220,7 @@ int RunImport(const Arguments& args) {
 
   const auto s = importer.GetStatistics();
   Print("frames_received", s.frames_received);
+  Print("messages_received", s.messages_received);
   PrintArray("delivered", s.delivered);
   PrintArray("refused_by_bus", s.refused_by_bus);
   Print("lost", s.lost);
@@ -410,6 +411,8 @@ int RunExport(const Arguments& args) {
   Print("err_send_refused", PeerErrors::Of(BusError::kBridgeSendRefused));
   Print("transmitted_normal", s.transmitted[0]);
   Print("transmitted_high", s.transmitted[1]);
+  Print("messages_normal", s.messages[0]);
+  Print("messages_high", s.messages[1]);
   Print("dropped_at_stop", s.dropped_at_stop);
   Print("transport_errors", s.transport_errors);
   Print("markers_sent", s.markers_sent);
@@ -440,6 +443,8 @@ int RunProxy(const Arguments& args) {
   const bool ended = proxy.Run(never, static_cast<int>(args.Number("timeout-ms", 60000U)));
   const bridge_test::ProxyCounts& c = proxy.Counts();
   Print("forwarded", c.forwarded);
+  Print("messages", c.messages);
+  Print("packed", c.packed);
   Print("dropped", c.dropped);
   Print("repeated", c.repeated);
   Print("reordered", c.reordered);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Helpers of the bridge tests: a consumer thread for a bus, waiting for a condition with a time
-// limit, error-callback counters per bus role, and the priority of every msg_id a bus delivered.
+// limit, error-callback counters per bus role, the priority of every msg_id a bus delivered, and
+// in-process endpoints with the options the tests give exporters and importers.
 #ifndef MCCC_TESTS_BRIDGE_BRIDGE_TEST_SUPPORT_HPP_
 #define MCCC_TESTS_BRIDGE_BRIDGE_TEST_SUPPORT_HPP_
 
@@ -9,9 +10,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "mccc/bridge/bridge.hpp"
 #include "mccc/message.hpp"
 
 namespace bridge_test {
@@ -125,6 +128,31 @@ class DeliveredPriorities {
   std::vector<mccc::MessagePriority> priorities_{mccc::MessagePriority::kMedium};  // no id 0
   bool consecutive_ = true;
 };
+
+/// Endpoints no other test of the process uses: "inproc://bridge-test-<name>-<n>".
+inline mccc::bridge::ChannelEndpoints UniqueEndpoints(const char* name) {
+  static std::atomic<int> counter{0};
+  return mccc::bridge::ChannelEndpoints::FromBase(std::string("inproc://bridge-test-") + name +
+                                                  "-" + std::to_string(counter.fetch_add(1)));
+}
+
+/// Exporter options towards `endpoints`.
+inline mccc::bridge::ExporterOptions ExportTo(const mccc::bridge::ChannelEndpoints& endpoints) {
+  mccc::bridge::ExporterOptions options;
+  options.endpoints = endpoints;
+  // Upper bounds, not delays: Stop returns as soon as everything is sent and confirmed. They are
+  // generous because a sanitizer build runs the importer (and the proxy) many times slower.
+  options.stop_flush_timeout_ms = 30000U;
+  options.stop_confirm_timeout_ms = 30000U;
+  return options;
+}
+
+/// Importer options on `endpoints`.
+inline mccc::bridge::ImporterOptions ImportFrom(const mccc::bridge::ChannelEndpoints& endpoints) {
+  mccc::bridge::ImporterOptions options;
+  options.endpoints = endpoints;
+  return options;
+}
 
 }  // namespace bridge_test
 

@@ -91,6 +91,59 @@ using Bus = mccc::AsyncBus<Payload, BusTraits>;
 using SmallBus = mccc::AsyncBus<Payload, SmallBusTraits>;
 using OtherBus = mccc::AsyncBus<OtherPayload, BusTraits>;
 
+/// A 16 KB point cloud: large enough that a bus lends it from a pool (mccc::Loaned<Cloud>)
+/// rather than copying it through its ring; `check` and the points follow from the index.
+struct Cloud {
+  uint64_t index;
+  uint32_t count;
+  uint32_t check;
+  float points[4092];
+};
+static_assert(sizeof(Cloud) == 16384U, "Cloud is the 16 KB message of the loan tests");
+
+/// Fills `cloud` (e.g. a loan's block) as cloud number `index`.
+inline void FillCloud(Cloud& cloud, uint64_t index) noexcept {
+  cloud.index = index;
+  cloud.count = static_cast<uint32_t>(index % 4092U);
+  cloud.check = CheckOf(index, cloud.count);
+  for (std::size_t i = 0U; i < 4092U; ++i) {
+    cloud.points[i] = static_cast<float>(index % 1000U) + 0.5F * static_cast<float>(i % 64U);
+  }
+}
+inline bool Valid(const Cloud& cloud) noexcept {
+  if (cloud.count != cloud.index % 4092U || cloud.check != CheckOf(cloud.index, cloud.count)) {
+    return false;
+  }
+  for (std::size_t i = 0U; i < 4092U; ++i) {
+    if (cloud.points[i] !=
+        static_cast<float>(cloud.index % 1000U) + 0.5F * static_cast<float>(i % 64U)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Clouds lent from a pool of 32 blocks.
+using LoanPayload = std::variant<Telemetry, mccc::Loaned<Cloud>>;
+struct LoanBusTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 1024U;
+  using Clock = mccc::SteadyClock;
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cloud, 32U>>;
+};
+using LoanBus = mccc::AsyncBus<LoanPayload, LoanBusTraits>;
+/// Clouds lent from a pool of 4 blocks (MEDIUM admitted up to 3: refusals on purpose).
+struct TinyPoolBusTraits : LoanBusTraits {
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cloud, 4U>>;
+};
+using TinyPoolBus = mccc::AsyncBus<LoanPayload, TinyPoolBusTraits>;
+/// The same messages, the clouds copied through the ring: the same schema on the wire.
+using InlineCloudPayload = std::variant<Telemetry, Cloud>;
+struct InlineCloudBusTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  using Clock = mccc::SteadyClock;
+};
+using InlineCloudBus = mccc::AsyncBus<InlineCloudPayload, InlineCloudBusTraits>;
+
 /// A send queue that fills quickly (exporter-side refusals).
 struct SmallQueueBridge : mccc::bridge::DefaultBridgeTraits {
   static constexpr uint32_t kSendQueueDepth = 256U;

@@ -5,6 +5,10 @@
 //   i % 10 == 5  sent twice
 //   i % 10 == 7  held and sent after frame i + 1 (reordered)
 //   i % 10 == 9  one bit flipped (the bit depends on i)
+// The exporter packs waiting frames into one transport message; the proxy splits each message
+// into its frames, applies the schedule, and sends what is left of the message as one message
+// again, ending it after a damaged frame (a reader cannot trust what follows a frame whose CRC
+// fails, wire_format.hpp, so nothing is put there: every frame sent is one the importer reads).
 // Heartbeats and end-of-stream frames pass unchanged, and so do the importer's end-of-stream
 // confirmations on their way back to the exporter. It stops after relaying both channels'
 // confirmations, or when told to. Raw ZeroMQ (ROUTER towards the exporter, DEALER towards the
@@ -29,6 +33,8 @@ namespace bridge_test {
 
 struct ProxyCounts {
   uint64_t forwarded = 0U;  // frames sent on (a repeat counts twice)
+  uint64_t messages = 0U;   // transport messages sent on (data frames only)
+  uint64_t packed = 0U;     // of those, messages that carried more than one frame
   uint64_t dropped = 0U;
   uint64_t repeated = 0U;
   uint64_t reordered = 0U;
@@ -41,14 +47,16 @@ struct ProxyCounts {
 class FaultProxy {
  public:
   /// Binds `in` (the exporter connects) and connects to `out` (the importer binds).
+  /// `in_high_water_mark`: messages the proxy's receiving side may buffer per channel.
   FaultProxy(void* context, const mccc::bridge::ChannelEndpoints& in,
-             const mccc::bridge::ChannelEndpoints& out) {
+             const mccc::bridge::ChannelEndpoints& out, int in_high_water_mark = 1000) {
     for (std::size_t c = 0U; c < 2U; ++c) {
       const auto channel = static_cast<mccc::bridge::Channel>(c);
       in_[c] = zmq_socket(context, ZMQ_ROUTER);
       out_[c] = zmq_socket(context, ZMQ_DEALER);
       const int linger = 2000;
       zmq_setsockopt(in_[c], ZMQ_LINGER, &linger, sizeof(linger));
+      zmq_setsockopt(in_[c], ZMQ_RCVHWM, &in_high_water_mark, sizeof(in_high_water_mark));
       zmq_setsockopt(out_[c], ZMQ_LINGER, &linger, sizeof(linger));
       ok_ = ok_ && zmq_bind(in_[c], in.Of(channel).c_str()) == 0 &&
             zmq_connect(out_[c], out.Of(channel).c_str()) == 0;
@@ -89,9 +97,9 @@ class FaultProxy {
       waited_ms = 0;
       std::vector<uint8_t> frame;
       for (std::size_t c = 0U; c < 2U; ++c) {
-        // Exporter to importer: [routing id of the exporter][frame].
+        // Exporter to importer: [routing id of the exporter][one or more frames].
         while (Receive(in_[c], exporter_[c]) && Receive(in_[c], frame)) {
-          Handle(c, std::move(frame));
+          Handle(c, frame);
         }
         // Importer to exporter: an end-of-stream confirmation, back to the exporter that sent
         // the end of stream.
@@ -121,23 +129,62 @@ class FaultProxy {
     return ok;
   }
 
-  void Send(std::size_t c, const std::vector<uint8_t>& frame) {
-    while (zmq_send(out_[c], frame.data(), frame.size(), 0) < 0 && zmq_errno() == EINTR) {
+  void SendMessage(std::size_t c, const std::vector<uint8_t>& message) {
+    while (zmq_send(out_[c], message.data(), message.size(), 0) < 0 && zmq_errno() == EINTR) {
     }
+  }
+
+  /// Appends a frame to the message being built.
+  void Append(std::vector<uint8_t>& message, std::size_t& frames,
+              const std::vector<uint8_t>& frame) {
+    message.insert(message.end(), frame.begin(), frame.end());
+    ++frames;
     ++counts_.forwarded;
   }
 
-  void Handle(std::size_t c, std::vector<uint8_t> frame) {
-    // Control frames: header only, type 0xFFFE (heartbeat) or 0xFFFF (end of stream), LE.
+  /// Sends the message being built, if it has a frame.
+  void Flush(std::size_t c, std::vector<uint8_t>& message, std::size_t& frames) {
+    if (frames != 0U) {
+      SendMessage(c, message);
+      ++counts_.messages;
+      counts_.packed += frames > 1U ? 1U : 0U;
+    }
+    message.clear();
+    frames = 0U;
+  }
+
+  void Handle(std::size_t c, const std::vector<uint8_t>& message) {
+    // Control frames travel alone: header only, type 0xFFFE (heartbeat) or 0xFFFF (end of
+    // stream), little-endian.
     const std::size_t type = mccc::bridge::wire::kType;
-    const bool control = frame.size() == mccc::bridge::kFrameHeaderBytes &&
-                         frame[type + 1U] == 0xFFU &&
-                         (frame[type] == 0xFFU || frame[type] == 0xFEU);
+    const bool control = message.size() == mccc::bridge::kFrameHeaderBytes &&
+                         message[type + 1U] == 0xFFU &&
+                         (message[type] == 0xFFU || message[type] == 0xFEU);
     if (control) {
       ++counts_.markers;
-      Send(c, frame);
+      ++counts_.forwarded;
+      SendMessage(c, message);
       return;
     }
+    std::vector<uint8_t> out;
+    std::size_t out_frames = 0U;
+    std::size_t offset = 0U;
+    while (message.size() - offset >= mccc::bridge::kFrameHeaderBytes) {
+      // The exporter's frames are whole: the length field says where each ends.
+      const std::size_t length =
+          mccc::bridge::kFrameHeaderBytes +
+          static_cast<std::size_t>(mccc::bridge::detail::LoadLittle(
+              message.data() + offset + mccc::bridge::wire::kPayloadLength, 4U));
+      std::vector<uint8_t> frame(message.begin() + static_cast<std::ptrdiff_t>(offset),
+                                 message.begin() + static_cast<std::ptrdiff_t>(offset + length));
+      offset += length;
+      HandleFrame(c, std::move(frame), out, out_frames);
+    }
+    Flush(c, out, out_frames);
+  }
+
+  void HandleFrame(std::size_t c, std::vector<uint8_t> frame, std::vector<uint8_t>& out,
+                   std::size_t& out_frames) {
     const uint64_t i = index_[c]++;
     ++counts_.data_frames;
     switch (i % 10U) {
@@ -146,17 +193,17 @@ class FaultProxy {
         return;
       case 5U:
         ++counts_.repeated;
-        Send(c, frame);
-        Send(c, frame);
+        Append(out, out_frames, frame);
+        Append(out, out_frames, frame);
         return;
       case 7U:
         held_[c] = std::move(frame);
         return;
       case 8U:
-        Send(c, frame);
+        Append(out, out_frames, frame);
         if (!held_[c].empty()) {
           ++counts_.reordered;
-          Send(c, held_[c]);
+          Append(out, out_frames, held_[c]);
           held_[c].clear();
         }
         return;
@@ -164,11 +211,12 @@ class FaultProxy {
         const std::size_t bit = static_cast<std::size_t>((i * 131U) % (frame.size() * 8U));
         frame[bit / 8U] = static_cast<uint8_t>(frame[bit / 8U] ^ (1U << (bit % 8U)));
         ++counts_.flipped;
-        Send(c, frame);
+        Append(out, out_frames, frame);
+        Flush(c, out, out_frames);  // nothing after a damaged frame in its message
         return;
       }
       default:
-        Send(c, frame);
+        Append(out, out_frames, frame);
         return;
     }
   }

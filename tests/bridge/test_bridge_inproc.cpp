@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Exporter and importer in one process over inproc:// (also run under TSan and ASan+UBSan):
 // round trip of every field, HIGH exactly once under a LOW flood with exact refusal counts on both
-// sides, the fault proxy, schema mismatch, restart as a new stream, the count of frames left at
-// Stop and of ends nobody confirmed, the export filter and types an importer does not take.
+// sides, the fault proxy over packed messages, a damaged frame inside a packed message, schema
+// mismatch, restart as a new stream, the count of frames left at Stop and of ends nobody confirmed,
+// the export filter and types an importer does not take.
 #include <gtest/gtest.h>
+#include <zmq.h>
 
 #include <array>
 #include <atomic>
@@ -25,6 +27,9 @@ namespace {
 
 using bridge_test::Bus;
 using bridge_test::ConsumerThread;
+using bridge_test::ExportTo;
+using bridge_test::ImportFrom;
+using bridge_test::UniqueEndpoints;
 using bridge_test::WaitFor;
 using mccc::BusError;
 using mccc::MessagePriority;
@@ -36,28 +41,6 @@ using ImporterErrors = bridge_test::ErrorCounts<2>;
 constexpr std::size_t kLow = 0U;
 constexpr std::size_t kMedium = 1U;
 constexpr std::size_t kHigh = 2U;
-
-ChannelEndpoints UniqueEndpoints(const char* name) {
-  static std::atomic<int> counter{0};
-  return ChannelEndpoints::FromBase(std::string("inproc://bridge-test-") + name + "-" +
-                                    std::to_string(counter.fetch_add(1)));
-}
-
-mccc::bridge::ExporterOptions ExportTo(const ChannelEndpoints& endpoints) {
-  mccc::bridge::ExporterOptions options;
-  options.endpoints = endpoints;
-  // Upper bounds, not delays: Stop returns as soon as everything is sent and confirmed. They are
-  // generous because a sanitizer build runs the importer (and the proxy) many times slower.
-  options.stop_flush_timeout_ms = 30000U;
-  options.stop_confirm_timeout_ms = 30000U;
-  return options;
-}
-
-mccc::bridge::ImporterOptions ImportFrom(const ChannelEndpoints& endpoints) {
-  mccc::bridge::ImporterOptions options;
-  options.endpoints = endpoints;
-  return options;
-}
 
 struct Received {
   std::size_t type;
@@ -343,13 +326,16 @@ TEST(BridgeInproc, FaultProxyEveryFaultDetectedAndCountedNoBadMessageDelivered) 
   ConsumerThread<Bus> target_consumer(*target);
   mccc::bridge::Importer<Bus> importer(*target, context, ImportFrom(to_importer));
   ASSERT_TRUE(importer.Start());
-  bridge_test::FaultProxy proxy(context.Native(), to_proxy, to_importer);
+  // Small high-water marks: while the proxy does not read yet, ZeroMQ holds a few messages of a
+  // channel (this side's mark plus the proxy's, at most 64 frames each) and the rest of the 2,000
+  // LOW/MEDIUM frames wait in the exporter's send queue, so that they leave packed.
+  bridge_test::FaultProxy proxy(context.Native(), to_proxy, to_importer, 1);
   ASSERT_TRUE(proxy.Ok());
-  std::atomic<bool> stop_proxy{false};
-  std::thread proxy_thread([&] { proxy.Run(stop_proxy, 30000); });
-  mccc::bridge::Exporter<Bus> exporter(*source, context, ExportTo(to_proxy));
+  mccc::bridge::ExporterOptions export_options = ExportTo(to_proxy);
+  export_options.transport.high_water_mark = 1;
+  mccc::bridge::Exporter<Bus> exporter(*source, context, export_options);
   ASSERT_TRUE(exporter.Start());
-  ConsumerThread<Bus> source_consumer(*source);
+  auto source_consumer = std::make_unique<ConsumerThread<Bus>>(*source);
 
   constexpr uint64_t kNormal = 2000U;
   constexpr uint64_t kHighCount = 200U;
@@ -363,7 +349,11 @@ TEST(BridgeInproc, FaultProxyEveryFaultDetectedAndCountedNoBadMessageDelivered) 
           source->PublishWithPriority(bridge_test::MakeStop(i / 10U), 2U, MessagePriority::HIGH));
     }
   }
-  source_consumer.Stop();
+  source_consumer->Stop();  // every message is in the exporter's send queues or in ZeroMQ
+  ASSERT_EQ(Total(exporter.GetStatistics().sent), kNormal + kHighCount);
+  ASSERT_GT(exporter.QueuedFrames(Channel::kNormal), 0U);
+  std::atomic<bool> stop_proxy{false};
+  std::thread proxy_thread([&] { proxy.Run(stop_proxy, 30000); });
   exporter.Stop();
   proxy_thread.join();
   ASSERT_TRUE(WaitFor([&] { return importer.GetStatistics().streams_ended == 2U; }, 30000));
@@ -372,8 +362,13 @@ TEST(BridgeInproc, FaultProxyEveryFaultDetectedAndCountedNoBadMessageDelivered) 
 
   const bridge_test::ProxyCounts& faults = proxy.Counts();
   const auto in = importer.GetStatistics();
+  const auto out = exporter.GetStatistics();
   const uint64_t blocks = (kNormal + kHighCount) / 10U;
   ASSERT_EQ(faults.data_frames, kNormal + kHighCount);
+  // The waiting frames left packed, and the importer read every message the proxy sent.
+  EXPECT_LT(out.messages[0], out.transmitted[0]);
+  EXPECT_GT(faults.packed, 0U);
+  EXPECT_EQ(in.messages_received, faults.messages + faults.markers);
   EXPECT_EQ(faults.dropped, blocks);
   EXPECT_EQ(faults.repeated, blocks);
   EXPECT_EQ(faults.reordered, blocks);
@@ -394,6 +389,67 @@ TEST(BridgeInproc, FaultProxyEveryFaultDetectedAndCountedNoBadMessageDelivered) 
     EXPECT_TRUE(r.valid) << r.index;
     EXPECT_EQ(r.sender, 2U);
   }
+}
+
+/// A data frame of bridge_test::Payload's Telemetry as an exporter writes it.
+std::vector<uint8_t> TelemetryFrame(uint64_t stream, uint64_t sequence) {
+  using mccc::bridge::Codec;
+  const bridge_test::Telemetry message = bridge_test::MakeTelemetry(sequence, 6U);
+  mccc::bridge::FrameHeader header;
+  header.priority = static_cast<uint8_t>(MessagePriority::MEDIUM);
+  header.type = 0U;  // Telemetry is alternative 0
+  header.payload_bytes = static_cast<uint32_t>(Codec<bridge_test::Telemetry>::EncodedSize(message));
+  header.sender_id = 6U;
+  header.schema = mccc::bridge::kSchemaFingerprint<bridge_test::Payload>;
+  header.stream_id = stream;
+  header.sequence = sequence;
+  std::vector<uint8_t> frame(mccc::bridge::kFrameHeaderBytes + header.payload_bytes);
+  mccc::bridge::EncodeHeader(header, frame.data());
+  Codec<bridge_test::Telemetry>::Encode(message, frame.data() + mccc::bridge::kFrameHeaderBytes);
+  mccc::bridge::SealFrame(frame.data(), frame.size());
+  return frame;
+}
+
+TEST(BridgeInproc, NothingAfterACorruptedFrameInItsMessageIsReadAndTheGapIsCountedLost) {
+  mccc::bridge::ZmqContext context;
+  const ChannelEndpoints endpoints = UniqueEndpoints("packed-damage");
+  auto target = std::make_unique<Bus>();
+  Recorder<Bus> recorder(*target);
+  ConsumerThread<Bus> target_consumer(*target);
+  mccc::bridge::Importer<Bus> importer(*target, context, ImportFrom(endpoints));
+  ASSERT_TRUE(importer.Start());
+  // A hand-made exporter: one DEALER on the normal channel.
+  void* socket = zmq_socket(context.Native(), ZMQ_DEALER);
+  ASSERT_EQ(zmq_connect(socket, endpoints.normal.c_str()), 0);
+  constexpr uint64_t kStream = 77U;
+  // Message 1: frames 0, 1 (one bit of its payload flipped), 2. Message 2: frame 3.
+  std::vector<uint8_t> first = TelemetryFrame(kStream, 0U);
+  std::vector<uint8_t> damaged = TelemetryFrame(kStream, 1U);
+  damaged.back() = static_cast<uint8_t>(damaged.back() ^ 0x10U);
+  const std::vector<uint8_t> skipped = TelemetryFrame(kStream, 2U);
+  first.insert(first.end(), damaged.begin(), damaged.end());
+  first.insert(first.end(), skipped.begin(), skipped.end());
+  const std::vector<uint8_t> second = TelemetryFrame(kStream, 3U);
+  ASSERT_EQ(zmq_send(socket, first.data(), first.size(), 0), static_cast<int>(first.size()));
+  ASSERT_EQ(zmq_send(socket, second.data(), second.size(), 0), static_cast<int>(second.size()));
+  ASSERT_TRUE(WaitFor([&] { return importer.GetStatistics().messages_received == 2U; }, 20000));
+  ASSERT_TRUE(WaitFor([&] { return recorder.Take().size() == 2U; }, 20000));
+  importer.Stop();
+  zmq_close(socket);
+  target_consumer.Stop();
+
+  const auto in = importer.GetStatistics();
+  EXPECT_EQ(in.frames_received, 3U);  // 0, 1 (corrupted) and 3: frame 2 could not be read
+  EXPECT_EQ(in.corrupted, 1U);
+  EXPECT_EQ(in.lost, 2U);  // 1 and 2, found missing when 3 arrived
+  EXPECT_EQ(in.delivered[kMedium], 2U);
+  EXPECT_EQ(in.repeated + in.reordered + in.malformed + in.missed_at_join, 0U);
+  const std::vector<Received> received = recorder.Take();
+  ASSERT_EQ(received.size(), 2U);
+  EXPECT_EQ(received[0].index, 0U);
+  EXPECT_EQ(received[1].index, 3U);
+  EXPECT_TRUE(received[0].valid);
+  EXPECT_TRUE(received[1].valid);
 }
 
 void RecordFault(const mccc::bridge::FaultReport& report, void* context) {
@@ -483,8 +539,9 @@ TEST(BridgeInproc, WhatStopCannotSendIsCountedAsDroppedAtStop) {
   mccc::bridge::ZmqContext context;
   const ChannelEndpoints nobody = UniqueEndpoints("nobody");  // no importer ever binds
   auto source = std::make_unique<Bus>();
+  // ZeroMQ keeps a message or two (of up to 64 frames each) for a peer that never comes.
   mccc::bridge::ExporterOptions options = ExportTo(nobody);
-  options.transport.high_water_mark = 10;
+  options.transport.high_water_mark = 1;
   options.transport.linger_ms = 0;
   options.stop_flush_timeout_ms = 50U;
   options.stop_confirm_timeout_ms = 50U;

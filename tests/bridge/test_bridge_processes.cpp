@@ -312,6 +312,8 @@ TEST_P(BridgeProcesses, FaultProxyEveryFaultDetectedAndCountedNoBadMessageDelive
   EXPECT_EQ(proxy.Number("reordered"), blocks);
   EXPECT_EQ(proxy.Number("flipped"), blocks);
   EXPECT_EQ(importer.Number("frames_received"), proxy.Number("forwarded"));
+  EXPECT_EQ(importer.Number("messages_received"),
+            proxy.Number("messages") + proxy.Number("markers"));
   EXPECT_EQ(importer.Number("corrupted"), proxy.Number("flipped"));
   EXPECT_EQ(importer.Number("repeated"), proxy.Number("repeated"));
   EXPECT_EQ(importer.Number("reordered"), proxy.Number("reordered"));

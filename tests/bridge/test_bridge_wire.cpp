@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Unit tests of the bridge's building blocks: CRC-32C, the frame header, the schema fingerprint,
-// the codec customization point and its reader/writer, the sequence check and the send queue.
+// the codec customization point and its reader/writer, the sequence check and the send queue,
+// and the packing of several frames into one transport message.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -85,7 +86,7 @@ TEST(BridgeWireFormat, HeaderFieldsAreLittleEndianAtTheDocumentedOffsets) {
   const std::vector<uint8_t> frame = MakeFrame(SampleHeader(3U), {1U, 2U, 3U});
   ASSERT_EQ(frame.size(), 55U);
   EXPECT_EQ(std::string(frame.begin(), frame.begin() + 4), "MCCB");
-  EXPECT_EQ(frame[4], 1U);     // version
+  EXPECT_EQ(frame[4], 2U);     // version
   EXPECT_EQ(frame[5], 2U);     // priority
   EXPECT_EQ(frame[6], 0x02U);  // type, low byte first
   EXPECT_EQ(frame[7], 0x01U);
@@ -107,7 +108,7 @@ TEST(BridgeWireFormat, ParseReturnsWhatWasEncoded) {
   FrameHeader parsed;
   ASSERT_EQ(mccc::bridge::ParseFrame(frame.data(), frame.size(), parsed), FrameCheck::kOk);
   const FrameHeader expected = SampleHeader(3U);
-  EXPECT_EQ(parsed.version, 1U);
+  EXPECT_EQ(parsed.version, 2U);
   EXPECT_EQ(parsed.priority, expected.priority);
   EXPECT_EQ(parsed.type, expected.type);
   EXPECT_EQ(parsed.payload_bytes, 3U);
@@ -139,14 +140,78 @@ TEST(BridgeWireFormat, ConsistentCrcButWrongMagicVersionOrLengthIsRefused) {
   mccc::bridge::SealFrame(frame.data(), frame.size());
   EXPECT_EQ(mccc::bridge::ParseFrame(frame.data(), frame.size(), parsed), FrameCheck::kMalformed);
 
-  FrameHeader v2 = SampleHeader(2U);
-  v2.version = 2U;
-  frame = MakeFrame(v2, {7U, 8U});
-  EXPECT_EQ(mccc::bridge::ParseFrame(frame.data(), frame.size(), parsed),
-            FrameCheck::kUnsupportedVersion);
+  for (const uint8_t version : {uint8_t{1U}, uint8_t{3U}}) {
+    FrameHeader other = SampleHeader(2U);
+    other.version = version;
+    frame = MakeFrame(other, {7U, 8U});
+    EXPECT_EQ(mccc::bridge::ParseFrame(frame.data(), frame.size(), parsed),
+              FrameCheck::kUnsupportedVersion);
+  }
 
+  // A length beyond the bytes there cannot be told from a damaged one: corruption.
   frame = MakeFrame(SampleHeader(5U), {7U, 8U});  // says 5 bytes, carries 2
+  EXPECT_EQ(mccc::bridge::ParseFrame(frame.data(), frame.size(), parsed), FrameCheck::kCorrupted);
+
+  // A whole frame followed by more bytes where exactly one frame is expected.
+  frame = MakeFrame(SampleHeader(2U), {7U, 8U});
+  frame.push_back(0U);
   EXPECT_EQ(mccc::bridge::ParseFrame(frame.data(), frame.size(), parsed), FrameCheck::kMalformed);
+}
+
+// Three frames back to back, as the exporter packs them into one transport message.
+std::vector<uint8_t> ThreeFrameMessage(std::array<std::size_t, 3>& ends) {
+  std::vector<uint8_t> message;
+  for (std::size_t i = 0U; i < 3U; ++i) {
+    FrameHeader header = SampleHeader(static_cast<uint32_t>(4U + 10U * i));
+    header.sequence = i;
+    const std::vector<uint8_t> frame =
+        MakeFrame(header, std::vector<uint8_t>(header.payload_bytes, static_cast<uint8_t>(i)));
+    message.insert(message.end(), frame.begin(), frame.end());
+    ends[i] = message.size();
+  }
+  return message;
+}
+
+TEST(BridgeWireFormat, FramesPackedInOneMessageAreReadInOrder) {
+  std::array<std::size_t, 3> ends{};
+  const std::vector<uint8_t> message = ThreeFrameMessage(ends);
+  std::size_t offset = 0U;
+  for (std::size_t i = 0U; i < 3U; ++i) {
+    FrameHeader parsed;
+    std::size_t frame_bytes = 0U;
+    ASSERT_EQ(mccc::bridge::ParseFrameAt(message.data() + offset, message.size() - offset, parsed,
+                                         frame_bytes),
+              FrameCheck::kOk);
+    EXPECT_EQ(parsed.sequence, i);
+    EXPECT_EQ(parsed.payload_bytes, 4U + 10U * i);
+    offset += frame_bytes;
+    EXPECT_EQ(offset, ends[i]);
+  }
+}
+
+TEST(BridgeWireFormat, EveryBitFlipInAPackedMessageIsCorruptionOfTheFrameItHit) {
+  std::array<std::size_t, 3> ends{};
+  const std::vector<uint8_t> good = ThreeFrameMessage(ends);
+  for (std::size_t bit = 0U; bit < good.size() * 8U; ++bit) {
+    std::vector<uint8_t> message = good;
+    message[bit / 8U] = static_cast<uint8_t>(message[bit / 8U] ^ (1U << (bit % 8U)));
+    std::size_t hit = 0U;
+    while (bit / 8U >= ends[hit]) {
+      ++hit;
+    }
+    // The frames before the damaged one read as good; the damaged one is corrupted, whatever
+    // field the bit was in (its length included).
+    std::size_t offset = 0U;
+    for (std::size_t i = 0U; i <= hit; ++i) {
+      FrameHeader parsed;
+      std::size_t frame_bytes = 0U;
+      const FrameCheck check = mccc::bridge::ParseFrameAt(
+          message.data() + offset, message.size() - offset, parsed, frame_bytes);
+      ASSERT_EQ(check, i < hit ? FrameCheck::kOk : FrameCheck::kCorrupted)
+          << "bit " << bit << " frame " << i;
+      offset += frame_bytes;
+    }
+  }
 }
 
 // ---- schema -------------------------------------------------------------------------------
@@ -371,6 +436,43 @@ TEST(BridgeSendQueue, FramesOfEverySizeSurviveManyWrapsInOrder) {
   }
   EXPECT_GT(read, 10000U);
   EXPECT_EQ(queue.Size(), written - read);
+}
+
+TEST(BridgeSendQueue, PeekRunTakesTheOldestFramesWithinItsLimitsAcrossTheWrap) {
+  mccc::bridge::SendQueue<64U, 4096U> queue;
+  uint8_t* frame = nullptr;
+  uint64_t written = 0U;
+  uint64_t read = 0U;
+  auto write = [&](uint32_t size) {
+    ASSERT_EQ(queue.TryReserve(MessagePriority::HIGH, size, &frame),
+              mccc::bridge::Reservation::kGranted);
+    std::memset(frame, static_cast<int>(written & 0xFFU), size);
+    queue.Commit(size);
+    ++written;
+  };
+  std::array<mccc::bridge::ByteSpan, 8> run{};
+  EXPECT_EQ(queue.PeekRun(run.data(), run.size(), 1000U), 0U);
+  // 1,000-byte records: the fourth does not fit before the end of the 4,096 bytes and wraps.
+  for (int round = 0; round < 6; ++round) {
+    write(992U);
+    write(992U);
+    // Byte limit: the first frame always, the second only if both fit.
+    ASSERT_EQ(queue.PeekRun(run.data(), run.size(), 1000U), 1U);
+    ASSERT_EQ(queue.PeekRun(run.data(), run.size(), 1984U), 2U);
+    // Frame limit.
+    ASSERT_EQ(queue.PeekRun(run.data(), 1U, 1U << 20U), 1U);
+    ASSERT_EQ(queue.PeekRun(run.data(), run.size(), 1U << 20U), 2U);
+    for (std::size_t i = 0U; i < 2U; ++i) {
+      ASSERT_EQ(run[i].size, 992U);
+      EXPECT_EQ(run[i].data[0], static_cast<uint8_t>((read + i) & 0xFFU)) << round;
+      EXPECT_EQ(run[i].data[991], static_cast<uint8_t>((read + i) & 0xFFU)) << round;
+    }
+    queue.PopRun();
+    read += 2U;
+    EXPECT_EQ(queue.Size(), 0U);
+    EXPECT_EQ(queue.PoppedByConsumer(), read);
+  }
+  EXPECT_EQ(queue.PeekRun(run.data(), run.size(), 1U << 20U), 0U);
 }
 
 TEST(BridgeSendQueue, AFrameLargerThanHalfTheBytesIsTooLarge) {

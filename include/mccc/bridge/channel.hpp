@@ -67,6 +67,12 @@ struct ChannelEndpoints {
   }
 };
 
+/// @brief Bytes someone else owns: one frame of a message handed to a transport in parts.
+struct ByteSpan {
+  const uint8_t* data = nullptr;  ///< First byte.
+  std::size_t size = 0U;          ///< Number of bytes.
+};
+
 /// @brief Outcome of handing a frame to a transport.
 enum class SendStatus : uint8_t {
   kSent = 0U,        ///< Taken (the transport now owns a copy).
@@ -91,7 +97,8 @@ struct TransportOptions {
   int linger_ms = 1000;
   /// Delay between reconnection attempts after the peer went away.
   int reconnect_interval_ms = 20;
-  /// Frames larger than this are refused by the receiving transport (a bound on memory).
+  /// Transport messages (one or more frames) larger than this are refused by the receiving
+  /// transport (a bound on memory).
   int64_t max_frame_bytes = int64_t{1} << 24U;
 };
 

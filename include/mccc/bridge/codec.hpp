@@ -41,8 +41,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "mccc/loans/loan_handles.hpp"
-
 namespace mccc {
 namespace bridge {
 
@@ -100,9 +98,6 @@ struct HasDecode<T, std::void_t<decltype(static_cast<bool>(Codec<T>::Decode(
 /// Compile-time checks of a codec the exporter uses, each saying what to provide.
 template <typename T>
 constexpr bool CheckEncoder() noexcept {
-  static_assert(!::mccc::detail::LoanedTraits<T>::kIsLoaned,
-                "mccc::bridge: this alternative travels by loan (mccc::Loaned<T>), which the "
-                "bridge does not carry; leave it out of the exporter's type selection");
   static_assert(HasEncodedSize<T>::value,
                 "mccc::bridge: Codec<T> needs static std::size_t EncodedSize(const T&) noexcept");
   static_assert(HasEncode<T>::value,
@@ -114,9 +109,6 @@ constexpr bool CheckEncoder() noexcept {
 /// Compile-time checks of a codec the importer uses.
 template <typename T>
 constexpr bool CheckDecoder() noexcept {
-  static_assert(!::mccc::detail::LoanedTraits<T>::kIsLoaned,
-                "mccc::bridge: this alternative travels by loan (mccc::Loaned<T>), which the "
-                "bridge does not carry; leave it out of the importer's type selection");
   static_assert(HasDecode<T>::value,
                 "mccc::bridge: Codec<T> needs static bool Decode(const uint8_t* in, std::size_t "
                 "size, T& out) that returns false for bytes it cannot accept");

@@ -5,9 +5,12 @@
 /// The exporter subscribes to the selected types. Its subscription (on the bus's consumer
 /// thread) applies admission by priority to the channel's send queue, encodes the frame in
 /// place (header, payload by Codec<T>, CRC-32C) and wakes the sender thread if it sleeps. The
-/// sender thread hands frames to the transport, always the HIGH channel first, LOW/MEDIUM in
-/// bursts of Traits::kNormalBurst between two looks at HIGH, and waits on the transport when a
-/// channel is at its high-water mark. Frames keep their order within a channel.
+/// sender thread hands the frames waiting in a channel to the transport as one message (at most
+/// Traits::kNormalBurst frames and Traits::kMaxMessageBytes bytes; it never waits for more),
+/// always the HIGH channel first and one LOW/MEDIUM message between two looks at HIGH, and waits
+/// on the transport when a channel is at its high-water mark. Frames keep their order within a
+/// channel. Packing only what is already waiting costs an idle link nothing (a lone frame leaves
+/// at once, alone) and shares the transport's per-message cost when the link is busy.
 ///
 /// Nothing is dropped uncounted: a message is either sent (sequenced) or refused (counted per
 /// priority, reported to the bus's error callback as kBridgeSendRefused with its msg_id). Idle
@@ -21,11 +24,12 @@
 /// - `Context`, created by the user and shared by the links of a process;
 /// - `Sender(Context&, const ChannelEndpoints&, EndpointMode, const TransportOptions&)` with
 ///   `bool Ok()`, `const std::string& Error()`, `SendStatus TrySend(Channel, const uint8_t*,
-///   std::size_t)`, `void Wait(bool high_writable, bool normal_writable, int timeout_ms)` (until
-///   a wanted channel can take a frame, Wake() is called, or the time is up), `bool
-///   TryReceiveReply(Channel, const uint8_t**, std::size_t*)` (a frame the importer sent back),
-///   `void WaitForReply(bool high, bool normal, int timeout_ms)`, `void Wake()` (any thread)
-///   and `std::string BoundEndpoint(Channel)`.
+///   std::size_t)` (one frame), `SendStatus TrySendParts(Channel, const ByteSpan*, std::size_t)`
+///   (frames sent as one message, all or none), `void Wait(bool high_writable, bool
+///   normal_writable, int timeout_ms)` (until a wanted channel can take a frame, Wake() is called,
+///   or the time is up), `bool TryReceiveReply(Channel, const uint8_t**, std::size_t*)` (a frame
+///   the importer sent back), `void WaitForReply(bool high, bool normal, int timeout_ms)`, `void
+///   Wake()` (any thread) and `std::string BoundEndpoint(Channel)`.
 /// Thread-safety: Start, Stop and the destructor from one controlling thread (never from a
 /// callback of the bus); GetStatistics and QueuedFrames from any thread.
 #ifndef MCCC_BRIDGE_EXPORTER_HPP_
@@ -52,6 +56,7 @@
 #include "mccc/bridge/traits.hpp"
 #include "mccc/bridge/wire_format.hpp"
 #include "mccc/detail/variant_traits.hpp"
+#include "mccc/loans/loan_handles.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
@@ -92,6 +97,9 @@ class BasicExporter {
   /// The schema fingerprint written into every frame.
   static constexpr uint64_t kSchema = kSchemaFingerprint<Payload>;
 
+  static_assert(Traits::kNormalBurst >= 1U,
+                "mccc::bridge: kNormalBurst is the most frames in one transport message; use 1 "
+                "or more");
   static_assert(std::variant_size_v<Payload> < kEndConfirmedType,
                 "mccc::bridge: the payload variant has too many alternatives for the wire format");
 
@@ -180,6 +188,7 @@ class BasicExporter {
     }
     for (std::size_t c = 0U; c < kChannelCount; ++c) {
       s.transmitted[c] = transmitted_[c].Load();
+      s.messages[c] = messages_[c].Load();
     }
     s.too_large = too_large_.Load();
     s.filtered = filtered_.Load();
@@ -228,26 +237,31 @@ class BasicExporter {
     return (SubscribeOne<Ts>(kSlots) && ...);
   }
 
-  template <typename T>
+  // `Alternative` is the variant's alternative; a loaned one (Loaned<T>) is subscribed to, and
+  // encoded, as the T in its block.
+  template <typename Alternative>
   bool SubscribeOne(std::size_t slot) {
+    using T = mccc::detail::SubscribedType<Alternative>;
     static_assert(detail::CheckEncoder<T>(), "");
-    handles_[slot] = bus_.template Subscribe<T>(
-        [this](const T& message, const MessageHeader& header) { OnMessage(message, header); });
+    handles_[slot] =
+        bus_.template Subscribe<T>([this](const T& message, const MessageHeader& header) {
+          OnMessage<Alternative>(message, header);
+        });
     return handles_[slot].IsValid();
   }
 
   /// The subscription of every exported type (bus consumer thread).
-  template <typename T>
+  template <typename Alternative, typename T>
   void OnMessage(const T& message, const MessageHeader& header) noexcept {
     // acquire: pairs with Stop's fetch_or; a closed gate means the queues may be going away.
     if ((gate_.fetch_add(1U, std::memory_order_acquire) & kGateClosed) == 0U) {
-      Export(message, header);
+      Export<Alternative>(message, header);
     }
     // release: pairs with Stop's acquire wait; this callback's queue writes happen before.
     static_cast<void>(gate_.fetch_sub(1U, std::memory_order_release));
   }
 
-  template <typename T>
+  template <typename Alternative, typename T>
   void Export(const T& message, const MessageHeader& header) noexcept {
     if (options_.filter != nullptr && !options_.filter(header)) {
       filtered_.Add();
@@ -274,7 +288,8 @@ class BasicExporter {
     }
     FrameHeader wire_header;
     wire_header.priority = static_cast<uint8_t>(priority);
-    wire_header.type = static_cast<uint16_t>(mccc::detail::AlternativeIndex<T, Payload>::value);
+    wire_header.type =
+        static_cast<uint16_t>(mccc::detail::AlternativeIndex<Alternative, Payload>::value);
     wire_header.payload_bytes = static_cast<uint32_t>(payload_bytes);
     wire_header.sender_id = header.sender_id;
     wire_header.schema = kSchema;
@@ -318,26 +333,27 @@ class BasicExporter {
 
   using Clock = std::chrono::steady_clock;
 
-  /// Hands the oldest frame of `channel` to the transport. False when there is none or the
-  /// channel is at its high-water mark (then `blocked` is set).
-  bool SendOne(Channel channel, bool& blocked) noexcept {
+  /// Hands the frames waiting in `channel` to the transport as one message. False when there
+  /// is none or the channel is at its high-water mark (then `blocked` is set).
+  bool SendRun(Channel channel, bool& blocked) noexcept {
     Queue& queue = *queues_[IndexOf(channel)];
-    const uint8_t* frame = nullptr;
-    uint32_t frame_bytes = 0U;
-    if (!queue.Peek(&frame, &frame_bytes)) {
+    const std::size_t frames =
+        queue.PeekRun(run_.data(), run_.size(), std::size_t{Traits::kMaxMessageBytes});
+    if (frames == 0U) {
       return false;
     }
-    const SendStatus status = sender_->TrySend(channel, frame, frame_bytes);
+    const SendStatus status = sender_->TrySendParts(channel, run_.data(), frames);
     if (status == SendStatus::kWouldBlock) {
       blocked = true;
       return false;
     }
     if (status == SendStatus::kSent) {
-      transmitted_[IndexOf(channel)].Add();
+      transmitted_[IndexOf(channel)].Add(frames);
+      messages_[IndexOf(channel)].Add();
     } else {
-      transport_errors_.Add();
+      transport_errors_.Add(frames);
     }
-    queue.Pop();
+    queue.PopRun();
     last_send_[IndexOf(channel)] = Clock::now();
     return true;
   }
@@ -370,13 +386,10 @@ class BasicExporter {
     last_send_.fill(start - interval);  // announce the stream at once
     for (;;) {
       bool progressed = false;
-      while (SendOne(Channel::kHigh, blocked[1])) {
+      while (SendRun(Channel::kHigh, blocked[1])) {
         progressed = true;
       }
-      for (uint32_t i = 0U; i < Traits::kNormalBurst; ++i) {
-        if (!SendOne(Channel::kNormal, blocked[0])) {
-          break;
-        }
+      if (SendRun(Channel::kNormal, blocked[0])) {
         progressed = true;
       }
       // acquire: pairs with Stop's release store; no callback adds frames any more.
@@ -421,10 +434,10 @@ class BasicExporter {
     std::array<bool, kChannelCount> blocked{};
     for (;;) {
       bool progressed = false;
-      while (SendOne(Channel::kHigh, blocked[1])) {
+      while (SendRun(Channel::kHigh, blocked[1])) {
         progressed = true;
       }
-      while (SendOne(Channel::kNormal, blocked[0])) {
+      while (SendRun(Channel::kNormal, blocked[0])) {
         progressed = true;
       }
       const bool empty = queues_[0]->Size() == 0U && queues_[1]->Size() == 0U;
@@ -530,7 +543,9 @@ class BasicExporter {
   std::atomic<bool> stop_requested_{false};
   // Written by the sender thread.
   alignas(64) std::array<Clock::time_point, kChannelCount> last_send_{};
+  std::array<ByteSpan, Traits::kNormalBurst> run_{};  // the frames of the message being sent
   std::array<detail::OwnedCounter, kChannelCount> transmitted_{};
+  std::array<detail::OwnedCounter, kChannelCount> messages_{};
   detail::OwnedCounter dropped_at_stop_;
   detail::OwnedCounter transport_errors_;
   detail::OwnedCounter markers_sent_;

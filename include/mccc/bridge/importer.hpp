@@ -3,13 +3,15 @@
 /// @brief `BasicImporter`: receives frames from other processes, checks them and publishes the
 /// good ones into the local bus with their original priority, sender id and timestamp.
 ///
-/// A receiver thread takes frames from the transport, the HIGH channel first (all of it, then at
-/// most Traits::kNormalBurst LOW/MEDIUM frames before looking at HIGH again). Each frame passes,
-/// in this order: length and CRC-32C (corrupted), magic and version (unsupported version /
-/// malformed), schema fingerprint (wrong schema: refused at the first frame), priority against
-/// channel and type range (malformed), decoding by Codec<T> (malformed), and the sequence check
-/// of its stream (lost, missed at join, repeated, reordered: sequence_check.hpp). Only a frame
-/// that passed all of them is published (PublishFast with the original timestamp), and the
+/// A receiver thread takes messages from the transport, the HIGH channel first (all of it, then
+/// one LOW/MEDIUM message, at most Traits::kNormalBurst frames from an exporter with the same
+/// traits, before looking at HIGH again), and reads the frames of each message in order
+/// (wire_format.hpp). Each frame passes, in this order: length and CRC-32C (corrupted; the rest
+/// of its message is not read, since its end cannot be trusted), magic and version (unsupported
+/// version / malformed), schema fingerprint (wrong schema: refused at the first frame), priority
+/// against channel and type range (malformed), decoding by Codec<T> (malformed), and the sequence
+/// check of its stream (lost, missed at join, repeated, reordered: sequence_check.hpp). Only a
+/// frame that passed all of them is published (PublishFast with the original timestamp), and the
 /// bus's admission decides; its refusals are counted per priority (the bus also reports them as
 /// QUEUE_FULL). Every fault is counted, given to the fault handler if one is set, and reported
 /// to the bus's error callback (kBridgeSchemaMismatch, or kBridgeReceiveFault with the frame's
@@ -18,10 +20,10 @@
 ///
 /// The transport (Traits::Transport) provides `Receiver(Context&, const ChannelEndpoints&,
 /// EndpointMode, const TransportOptions&)` with `bool Ok()`, `const std::string& Error()`,
-/// `bool TryReceive(Channel, const uint8_t** data, std::size_t* size)` (the frame stays valid
-/// until the next TryReceive of that channel), `SendStatus Reply(Channel, const uint8_t*,
-/// std::size_t)` (to the peer that sent the last frame taken from that channel), `void
-/// Wait(int timeout_ms)` (until a frame may be there or Wake() is called), `void Wake()` (any
+/// `bool TryReceive(Channel, const uint8_t** data, std::size_t* size)` (a message of one or more
+/// frames; it stays valid until the next TryReceive of that channel), `SendStatus Reply(Channel,
+/// const uint8_t*, std::size_t)` (to the peer that sent the last frame taken from that channel),
+/// `void Wait(int timeout_ms)` (until a frame may be there or Wake() is called), `void Wake()` (any
 /// thread) and `std::string BoundEndpoint(Channel)`.
 /// Thread-safety: Start, Stop and the destructor from one controlling thread; GetStatistics from
 /// any thread.
@@ -46,6 +48,7 @@
 #include "mccc/bridge/traits.hpp"
 #include "mccc/bridge/wire_format.hpp"
 #include "mccc/config.hpp"
+#include "mccc/loans/loan_handles.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
@@ -127,6 +130,7 @@ class BasicImporter {
   ImporterStatistics GetStatistics() const noexcept {
     ImporterStatistics s;
     s.frames_received = frames_received_.Load();
+    s.messages_received = messages_received_.Load();
     for (std::size_t p = 0U; p < kPriorityCount; ++p) {
       s.delivered[p] = delivered_[p].Load();
       s.refused_by_bus[p] = refused_by_bus_[p].Load();
@@ -172,12 +176,16 @@ class BasicImporter {
 
   template <std::size_t kIndex>
   static constexpr Handler HandlerFor() noexcept {
-    using T = std::variant_alternative_t<kIndex, Payload>;
-    if constexpr (detail::IsSelected<T, Selected>::value) {
+    using Alternative = std::variant_alternative_t<kIndex, Payload>;
+    using T = mccc::detail::SubscribedType<Alternative>;
+    if constexpr (!detail::IsSelected<Alternative, Selected>::value) {
+      return &BasicImporter::NotImported;
+    } else if constexpr (mccc::detail::LoanedTraits<Alternative>::kIsLoaned) {
+      static_assert(detail::CheckDecoder<T>(), "");
+      return &BasicImporter::template ImportLoaned<T>;
+    } else {
       static_assert(detail::CheckDecoder<T>(), "");
       return &BasicImporter::template Import<T>;
-    } else {
-      return &BasicImporter::NotImported;
     }
   }
 
@@ -191,14 +199,11 @@ class BasicImporter {
     while (!stop_requested_.load(std::memory_order_acquire)) {
       bool progressed = false;
       while (receiver_->TryReceive(Channel::kHigh, &data, &size)) {
-        HandleFrame(Channel::kHigh, data, size);
+        HandleMessage(Channel::kHigh, data, size);
         progressed = true;
       }
-      for (uint32_t i = 0U; i < Traits::kNormalBurst; ++i) {
-        if (!receiver_->TryReceive(Channel::kNormal, &data, &size)) {
-          break;
-        }
-        HandleFrame(Channel::kNormal, data, size);
+      if (receiver_->TryReceive(Channel::kNormal, &data, &size)) {
+        HandleMessage(Channel::kNormal, data, size);
         progressed = true;
       }
       if (!progressed) {
@@ -207,25 +212,48 @@ class BasicImporter {
     }
   }
 
-  void HandleFrame(Channel channel, const uint8_t* frame, std::size_t size) noexcept {
+  /// The frames of one transport message, in order, up to the first corrupted one.
+  void HandleMessage(Channel channel, const uint8_t* message, std::size_t size) noexcept {
+    messages_received_.Add();
+    std::size_t offset = 0U;
+    do {
+      std::size_t frame_bytes = 0U;
+      if (!HandleFrame(channel, message + offset, size - offset, frame_bytes)) {
+        return;  // the frame's end, and so the next frame's start, is unknown
+      }
+      offset += frame_bytes;
+    } while (offset < size);
+  }
+
+  /// Checks and handles the frame at `frame` (`available` bytes left in its message) and sets
+  /// `frame_bytes` to its size. False when it is corrupted: its end is unknown.
+  bool HandleFrame(Channel channel, const uint8_t* frame, std::size_t available,
+                   std::size_t& frame_bytes) noexcept {
     frames_received_.Add();
     FrameHeader header;
-    switch (ParseFrame(frame, size, header)) {
+    switch (ParseFrameAt(frame, available, header, frame_bytes)) {
       case FrameCheck::kOk:
         break;
       case FrameCheck::kCorrupted:
         corrupted_.Add();
         Report(ImportFault::kCorrupted, channel, 0U, 0U, 1U);
-        return;
+        return false;
       case FrameCheck::kUnsupportedVersion:
         unsupported_version_.Add();
         Report(ImportFault::kUnsupportedVersion, channel, 0U, 0U, 1U);
-        return;
+        return true;
       case FrameCheck::kMalformed:
         malformed_.Add();
         Report(ImportFault::kMalformed, channel, 0U, 0U, 1U);
-        return;
+        return true;
     }
+    HandleCheckedFrame(channel, header, frame);
+    return true;
+  }
+
+  /// A frame whose CRC, magic and version are right.
+  void HandleCheckedFrame(Channel channel, const FrameHeader& header,
+                          const uint8_t* frame) noexcept {
     if (header.schema != kSchema) {
       wrong_schema_.Add();
       FaultReport report =
@@ -327,6 +355,36 @@ class BasicImporter {
     }
   }
 
+  /// A data frame of a type that travels by loan in this bus (Loaned<T>): decoded straight into
+  /// a block of T's pool, then the loan is published. A pool that refuses the block (LOW first,
+  /// a reserve kept for HIGH: LoanAdmission) refuses the message as a full queue would: the
+  /// frame still takes its sequence number (it is not lost, and its bytes are not decoded) and
+  /// counts in refused_by_bus; the bus counts and reports the refusal as LOAN_REFUSED.
+  template <typename T>
+  void ImportLoaned(Channel channel, const FrameHeader& header, const uint8_t* payload) noexcept {
+    const auto priority = static_cast<MessagePriority>(header.priority);
+    MessageLoan<T> loan = bus_.template Loan<T>(priority);
+    if (!loan) {
+      if (CheckSequence(channel, header)) {
+        refused_by_bus_[header.priority].Add();
+      }
+      return;
+    }
+    if (!DecodeGuarded(payload, header.payload_bytes, *loan)) {
+      malformed_.Add();
+      Report(ImportFault::kMalformed, channel, header.stream_id, header.sequence, 1U);
+      return;  // the loan's destructor returns the block
+    }
+    if (!CheckSequence(channel, header)) {
+      return;
+    }
+    if (bus_.PublishFast(std::move(loan), header.sender_id, header.timestamp_us, priority)) {
+      delivered_[header.priority].Add();
+    } else {
+      refused_by_bus_[header.priority].Add();
+    }
+  }
+
   /// A valid data frame of a type this importer does not import: it still takes its sequence
   /// number (so that it is not later seen as lost), then it is counted and dropped.
   void NotImported(Channel channel, const FrameHeader& header,
@@ -408,6 +466,7 @@ class BasicImporter {
 
   // Written by the receiver thread only.
   alignas(64) detail::OwnedCounter frames_received_;
+  detail::OwnedCounter messages_received_;
   std::array<detail::OwnedCounter, kPriorityCount> delivered_{};
   std::array<detail::OwnedCounter, kPriorityCount> refused_by_bus_{};
   detail::OwnedCounter lost_;

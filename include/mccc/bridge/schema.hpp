@@ -23,6 +23,8 @@
 #include <string_view>
 #include <variant>
 
+#include "mccc/loans/loan_handles.hpp"
+
 namespace mccc {
 namespace bridge {
 namespace detail {
@@ -94,18 +96,26 @@ template <typename Variant>
 struct SchemaFingerprint;
 
 /// @brief FNV-1a (64 bit) over a tag, the host byte order, the number of alternatives and, for
-/// each alternative in order, its TypeName, sizeof and alignof. Never 0.
+/// each alternative in order, the TypeName, sizeof and alignof of the message it carries: T for
+/// an alternative T and for mccc::Loaned<T> alike, since the wire carries the T either way. So
+/// a process that lends its scans (Loaned<Scan>) and one that copies them (Scan) understand
+/// each other, and the handle's own size (a pointer, 4 or 8 bytes) plays no part. Never 0.
 template <typename... Ts>
 struct SchemaFingerprint<std::variant<Ts...>> {
  private:
+  template <typename Alternative>
+  static constexpr uint64_t HashAlternative(uint64_t hash) noexcept {
+    using Carried = typename ::mccc::detail::LoanedTraits<Alternative>::Message;
+    return detail::HashNumber(
+        detail::HashNumber(detail::HashBytes(hash, TypeName<Carried>::kValue), sizeof(Carried)),
+        alignof(Carried));
+  }
+
   static constexpr uint64_t Compute() noexcept {
     uint64_t hash = detail::HashBytes(detail::kFnvOffset, "mccc.bridge.schema.v1");
     hash = detail::HashNumber(hash, detail::HostByteOrderTag());
     hash = detail::HashNumber(hash, sizeof...(Ts));
-    ((hash = detail::HashNumber(
-          detail::HashNumber(detail::HashBytes(hash, TypeName<Ts>::kValue), sizeof(Ts)),
-          alignof(Ts))),
-     ...);
+    ((hash = HashAlternative<Ts>(hash)), ...);
     return hash == 0U ? 1U : hash;
   }
 

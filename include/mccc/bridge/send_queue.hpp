@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "mccc/admission/priority_admission.hpp"
+#include "mccc/bridge/channel.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
@@ -111,28 +112,54 @@ class SendQueue {
 
   /// @brief Consumer: the oldest frame, if any (valid until Pop).
   bool Peek(const uint8_t** frame, uint32_t* frame_bytes) noexcept {
-    // acquire: pairs with the store in Commit; the frame's bytes are complete.
-    const uint64_t tail = tail_.load(std::memory_order_acquire);
-    if (read_pos_ == tail) {
+    ByteSpan oldest;
+    if (PeekRun(&oldest, 1U, 0U) == 0U) {
       return false;
     }
-    uint64_t offset = read_pos_ & (kBytes - 1U);
-    uint32_t length = LoadLength(buffer_.get() + offset);
-    if (length == kWrapMarker) {
-      read_pos_ += kBytes - offset;
-      offset = 0U;
-      length = LoadLength(buffer_.get());
-    }
-    *frame = buffer_.get() + offset + kRecordHeader;
-    *frame_bytes = length;
-    peeked_bytes_ = length;
+    *frame = oldest.data;
+    *frame_bytes = static_cast<uint32_t>(oldest.size);
     return true;
   }
 
   /// @brief Consumer: releases the frame returned by the last Peek.
-  void Pop() noexcept {
-    read_pos_ += RecordBytes(peeked_bytes_);
-    ++popped_local_;
+  void Pop() noexcept { PopRun(); }
+
+  /// @brief Consumer: the oldest frames, in order, without removing them: at most `max_frames`
+  /// of them, and no more than `max_bytes` in total unless the first frame alone is larger (it
+  /// is always included). Returns how many were written to `frames` (0 when the queue is
+  /// empty); they stay valid until PopRun, which removes them.
+  std::size_t PeekRun(ByteSpan* frames, std::size_t max_frames, std::size_t max_bytes) noexcept {
+    // acquire: pairs with the store in Commit; every frame before `tail` is complete.
+    const uint64_t tail = tail_.load(std::memory_order_acquire);
+    uint64_t position = read_pos_;
+    std::size_t count = 0U;
+    std::size_t total = 0U;
+    while (count < max_frames && position != tail) {
+      uint64_t offset = position & (kBytes - 1U);
+      uint32_t length = LoadLength(buffer_.get() + offset);
+      if (length == kWrapMarker) {
+        position += kBytes - offset;
+        offset = 0U;
+        length = LoadLength(buffer_.get());
+      }
+      if (count != 0U && total + length > max_bytes) {
+        break;
+      }
+      frames[count] = ByteSpan{buffer_.get() + offset + kRecordHeader, length};
+      total += length;
+      ++count;
+      position += RecordBytes(length);
+    }
+    run_end_ = position;
+    run_frames_ = count;
+    return count;
+  }
+
+  /// @brief Consumer: removes the frames returned by the last PeekRun.
+  void PopRun() noexcept {
+    read_pos_ = run_end_;
+    popped_local_ += run_frames_;
+    run_frames_ = 0U;
     // relaxed: read by the producer for admission only (see TryReserve).
     popped_.store(popped_local_, std::memory_order_relaxed);
     // release: pairs with the producer's acquire load in TryReserve; the bytes may be reused.
@@ -182,7 +209,8 @@ class SendQueue {
   // Consumer-owned.
   alignas(64) uint64_t read_pos_ = 0U;
   uint64_t popped_local_ = 0U;
-  uint32_t peeked_bytes_ = 0U;
+  uint64_t run_end_ = 0U;
+  std::size_t run_frames_ = 0U;
   std::atomic<uint64_t> head_{0U};
   std::atomic<uint64_t> popped_{0U};
 };

@@ -39,6 +39,9 @@ struct ExporterStatistics {
   uint64_t filtered = 0U;
   /// Frames handed to the transport, per channel.
   std::array<uint64_t, kChannelCount> transmitted{};
+  /// Transport messages those frames left in, per channel (heartbeats and end-of-stream
+  /// frames not included): transmitted / messages is the mean number of frames per message.
+  std::array<uint64_t, kChannelCount> messages{};
   /// Admitted frames still queued when Stop's flush time ran out (the importer sees them lost).
   uint64_t dropped_at_stop = 0U;
   /// Frames the transport failed to take for another reason than backpressure (dropped).
@@ -56,8 +59,11 @@ struct ExporterStatistics {
 
 /// @brief Importer counters (a snapshot).
 struct ImporterStatistics {
-  /// Frames taken from the transport (data, heartbeats, bad ones: everything).
+  /// Frames read from the transport's messages (data, heartbeats, bad ones: everything read;
+  /// the frames after a corrupted one in the same message cannot be read and are not counted).
   uint64_t frames_received = 0U;
+  /// Transport messages taken (each carries one or more frames).
+  uint64_t messages_received = 0U;
   /// Passed every check and published into the bus, per priority.
   std::array<uint64_t, kPriorityCount> delivered{};
   /// Passed every check but refused by the bus's admission, per priority.

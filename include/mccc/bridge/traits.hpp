@@ -28,9 +28,15 @@ struct BridgeTraitsBase {
   static constexpr uint32_t kSendQueueBytes = uint32_t{1} << 22U;
   /// Streams (exporter starts x channels) one importer follows at once.
   static constexpr std::size_t kMaxStreams = 32U;
-  /// LOW/MEDIUM frames handled in a row before the HIGH channel is looked at again (sender and
-  /// receiver threads): bounds how long a HIGH frame waits behind a flood.
-  static constexpr uint32_t kNormalBurst = 8U;
+  /// Frames the exporter packs into one transport message, at most: the frames waiting in a
+  /// channel's send queue leave together (none waits for others to come), so that the
+  /// transport's cost per message is shared when the link is busy. The HIGH channel is looked at
+  /// again after each LOW/MEDIUM message (sender and receiver threads), so this also bounds how
+  /// many LOW/MEDIUM frames a HIGH frame can wait behind. 1: one frame per message.
+  static constexpr uint32_t kNormalBurst = 64U;
+  /// Bytes of frames one transport message carries, at most (a frame larger than this goes
+  /// alone): bounds the time a receiver spends on one message before it looks at HIGH again.
+  static constexpr uint32_t kMaxMessageBytes = 32768U;
 };
 
 /// @brief Selects message types: `Types<Pose, Scan>`.

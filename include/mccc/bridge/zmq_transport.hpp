@@ -5,10 +5,10 @@
 /// and importer by providing the same four classes (see exporter.hpp and importer.hpp).
 ///
 /// Each channel is a DEALER (exporter) / ROUTER (importer) socket pair. Data frames flow from
-/// the exporter to the importer only, one frame per ZeroMQ message, in order; ZeroMQ reconnects
-/// by itself and, on the connecting side, keeps queueing while the peer is away (up to the
-/// high-water mark). The one frame that flows back is the importer's confirmation of an
-/// end-of-stream frame, which the ROUTER addresses to the exporter that sent it (several
+/// the exporter to the importer only, one or more frames per ZeroMQ message (wire_format.hpp), in
+/// order; ZeroMQ reconnects by itself and, on the connecting side, keeps queueing while the peer is
+/// away (up to the high-water mark). The one frame that flows back is the importer's confirmation
+/// of an end-of-stream frame, which the ROUTER addresses to the exporter that sent it (several
 /// exporters may connect to one importer). That confirmation is why the pair is not PUSH/PULL:
 /// libzmq discards the bytes still in a connection when the sending side closes it while the
 /// receiving side's queue is at its high-water mark (its engine has stopped reading, sees the
@@ -33,7 +33,9 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -42,6 +44,7 @@
 #endif
 
 #include "mccc/bridge/channel.hpp"
+#include "mccc/config.hpp"
 
 namespace mccc {
 namespace bridge {
@@ -308,6 +311,39 @@ class ZmqTransport {
       return StatusOfFailedSend();
     }
 
+    /// @brief Hands `count` frames to `channel` as one message, without blocking: all of them
+    /// are taken or none.
+    SendStatus TrySendParts(Channel channel, const ByteSpan* parts, std::size_t count) noexcept {
+      if (count == 1U) {
+        return TrySend(channel, parts[0].data, parts[0].size);
+      }
+      std::size_t total = 0U;
+      for (std::size_t i = 0U; i < count; ++i) {
+        total += parts[i].size;
+      }
+      // The frames are gathered here and zmq_send copies them into ZeroMQ's own message, as for
+      // a single frame: writing straight into a zmq_msg_t would save that copy, but the bytes
+      // would then cross threads through libzmq's pipes (inproc://) without ZeroMQ code having
+      // written them, which a ThreadSanitizer build cannot see as synchronised.
+      if (staging_.size() < total) {
+#if MCCC_HAS_EXCEPTIONS
+        try {
+          staging_.resize(total);
+        } catch (...) {
+          return SendStatus::kFailed;
+        }
+#else
+        staging_.resize(total);
+#endif
+      }
+      std::size_t offset = 0U;
+      for (std::size_t i = 0U; i < count; ++i) {
+        static_cast<void>(std::memcpy(staging_.data() + offset, parts[i].data, parts[i].size));
+        offset += parts[i].size;
+      }
+      return TrySend(channel, staging_.data(), total);
+    }
+
     /// @brief Sleeps until a wanted channel can take a frame, Wake() is called or `timeout_ms`.
     void Wait(bool high_writable, bool normal_writable, int timeout_ms) noexcept {
       link_.Poll(high_writable ? ZMQ_POLLOUT : 0, normal_writable ? ZMQ_POLLOUT : 0, timeout_ms);
@@ -337,15 +373,20 @@ class ZmqTransport {
     }
 
     /// @brief Ends a Wait now or makes the next one return at once. Thread-safe.
-    void Wake() noexcept { link_.Wake(); }
+    void Wake() noexcept {
+      link_.Wake();
+    }
 
     /// @brief The address a bound channel got (resolves "tcp://host:*").
-    std::string BoundEndpoint(Channel channel) const { return link_.BoundEndpoint(channel); }
+    std::string BoundEndpoint(Channel channel) const {
+      return link_.BoundEndpoint(channel);
+    }
 
    private:
     Link link_;
     std::array<HeldMessage, kChannelCount> replies_{};
     HeldMessage spare_;
+    std::vector<uint8_t> staging_;  // frames gathered for one message; grows to the largest
   };
 
   /// @brief Importer side: one ROUTER socket per channel (it knows which exporter sent a frame).
@@ -361,8 +402,9 @@ class ZmqTransport {
     /// @brief Why they are not.
     const std::string& Error() const noexcept { return link_.Error(); }
 
-    /// @brief Takes one frame of `channel` without blocking; it stays valid until the next
-    /// TryReceive of the same channel. A message that is not one frame gives size 0.
+    /// @brief Takes one message (one or more frames) of `channel` without blocking; it stays
+    /// valid until the next TryReceive of the same channel. A message of more than one ZeroMQ
+    /// part (not from an exporter) gives size 0.
     bool TryReceive(Channel channel, const uint8_t** data, std::size_t* size) noexcept {
       Incoming& in = incoming_[IndexOf(channel)];
       void* socket = link_.Socket(channel);
