@@ -235,34 +235,21 @@ int RawSend(const std::map<std::string, std::string>& args) {
 
 // ---- bridge -------------------------------------------------------------------------------
 
+// The bus's consumer: mccc::ActiveObject with its default idle strategy (spin, yield, then
+// sleep until the next publish); Stop drains what is queued.
 template <typename BusType>
 class Consumer {
  public:
-  explicit Consumer(BusType& bus) : bus_(bus), thread_([this] { Run(); }) {}
-  ~Consumer() { Stop(); }
-  Consumer(const Consumer&) = delete;
-  Consumer& operator=(const Consumer&) = delete;
-  void Stop() {
-    if (thread_.joinable()) {
-      stop_.store(true);
-      bus_.WakeConsumer();
-      thread_.join();
+  explicit Consumer(BusType& bus) : active_(bus) {
+    if (active_.Start().status != mccc::StartStatus::kStarted) {
+      std::fprintf(stderr, "consumer thread did not start\n");
+      std::exit(5);
     }
   }
+  void Stop() { static_cast<void>(active_.Stop()); }
 
  private:
-  void Run() {
-    while (!stop_.load()) {
-      if (bus_.ProcessBatch() == 0U) {
-        bus_.WaitForMessages(1000U);
-      }
-    }
-    while (bus_.ProcessBatch() != 0U) {
-    }
-  }
-  BusType& bus_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  mccc::ActiveObject<BusType> active_;
 };
 
 mccc::bridge::ChannelEndpoints BridgeEndpoints(const std::map<std::string, std::string>& args) {
