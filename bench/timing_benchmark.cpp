@@ -277,6 +277,32 @@ struct Options {
 
 double g_ticks_per_ns = 1.0;
 
+/// The machine around a measured phase, read when it begins and when it ends: the timed
+/// thread's involuntary context switches, the host's steal time and the load average.
+struct PhaseContext {
+  uint64_t preempted = 0U;  // involuntary context switches of the timed thread meanwhile
+  uint64_t steal_ms = 0U;   // hypervisor steal time meanwhile (all CPUs)
+  double load_before = -1.0;
+  double load_after = -1.0;  // 1-minute load average before and after
+  bool recorded = false;     // Begin and End were called
+
+  void Begin() {
+    switches_at_begin_ = ContextSwitches()[0];
+    steal_at_begin_ = StealMs();
+    load_before = LoadAverage();
+  }
+  void End() {
+    preempted = ContextSwitches()[0] - switches_at_begin_;
+    steal_ms = StealMs() - steal_at_begin_;
+    load_after = LoadAverage();
+    recorded = true;
+  }
+
+ private:
+  uint64_t switches_at_begin_ = 0U;
+  uint64_t steal_at_begin_ = 0U;
+};
+
 struct Summary {
   std::string name;
   std::string load;
@@ -287,12 +313,8 @@ struct Summary {
   uint64_t p9999 = 0U;
   uint64_t max = 0U;
   uint64_t over_10us = 0U;  // samples above 10 microseconds
-  uint64_t preempted = 0U;  // involuntary context switches of the timed thread meanwhile
-  uint64_t steal_ms = 0U;   // hypervisor steal time meanwhile (all CPUs)
-  double load_before = -1.0;
-  double load_after = -1.0;       // 1-minute load average before and after
-  bool context_recorded = false;  // preempted, steal_ms and the load averages were measured
-  std::string extra;              // scenario counters, as JSON members
+  PhaseContext context;     // the machine meanwhile (recorded by the loaded scenarios)
+  std::string extra;        // scenario counters, as JSON members
 };
 
 Summary Summarise(const std::string& name, const std::string& load, const Histogram& h) {
@@ -323,9 +345,10 @@ void Print(const Summary& s) {
               "); over 10 us: %" PRIu64,
               s.name.c_str(), s.samples, ToNs(s.p50), ToNs(s.p99), ToNs(s.p999), ToNs(s.p9999),
               ToNs(s.max), s.p50, s.p99, s.p999, s.p9999, s.max, s.over_10us);
-  if (s.context_recorded) {
+  if (s.context.recorded) {
     std::printf("; preempted %" PRIu64 " times; steal %" PRIu64 " ms; load average %.2f -> %.2f",
-                s.preempted, s.steal_ms, s.load_before, s.load_after);
+                s.context.preempted, s.context.steal_ms, s.context.load_before,
+                s.context.load_after);
   }
   std::printf("\n");
   std::fflush(stdout);
@@ -469,15 +492,11 @@ std::vector<Summary> RunPublish(const Options& options) {
   uint64_t depth_sum = 0U;
   uint64_t depth_samples = 0U;
   uint64_t measured_admitted = 0U;  // warm-up included: the statistics count those too
-  std::array<uint64_t, 2> switches_before{};
-  uint64_t steal_before = 0U;
-  double load_before = -1.0;
+  PhaseContext context;
   for (int phase = 0; phase < 2; ++phase) {
     const bool measuring = phase == 1;
     const double length = measuring ? seconds : warmup;
-    switches_before = ContextSwitches();
-    steal_before = StealMs();
-    load_before = LoadAverage();
+    context.Begin();  // the warm-up's is replaced by the measured phase's
     const uint64_t end = Now() + static_cast<uint64_t>(length * 1e9 * g_ticks_per_ns);
     uint64_t next = Now();
     for (;;) {
@@ -506,9 +525,7 @@ std::vector<Summary> RunPublish(const Options& options) {
       }
     }
   }
-  const uint64_t preempted = ContextSwitches()[0] - switches_before[0];
-  const uint64_t steal = StealMs() - steal_before;
-  const double load_after = LoadAverage();
+  context.End();
   stop_load.store(true, std::memory_order_relaxed);
   for (std::thread& t : load) {
     t.join();
@@ -538,11 +555,7 @@ std::vector<Summary> RunPublish(const Options& options) {
                 "measured thread on CPU 0, one MEDIUM Publish every %" PRIu64 " ns",
                 options.load_threads, options.period_ns);
   Summary a = Summarise("publish_admitted", load_text, admitted_h);
-  a.preempted = preempted;
-  a.steal_ms = steal;
-  a.load_before = load_before;
-  a.load_after = load_after;
-  a.context_recorded = true;
+  a.context = context;
   char extra[512];
   std::snprintf(extra, sizeof(extra),
                 "\"refused_samples\": %" PRIu64 ", \"load_admitted\": %" PRIu64
@@ -559,11 +572,7 @@ std::vector<Summary> RunPublish(const Options& options) {
   std::vector<Summary> out{a};
   if (refused_h.Count() != 0U) {
     out.push_back(Summarise("publish_refused", load_text, refused_h));
-    out.back().preempted = preempted;
-    out.back().steal_ms = steal;
-    out.back().load_before = load_before;
-    out.back().load_after = load_after;
-    out.back().context_recorded = true;
+    out.back().context = context;
     Print(out.back());
   }
   return out;
@@ -613,15 +622,11 @@ Summary RunConsume(const Options& options) {
   Histogram blocked_h;
   bool blocked = false;
   uint64_t blocked_since = 0U;
-  std::array<uint64_t, 2> switches_before{};
-  uint64_t steal_before = 0U;
-  double load_before = -1.0;
+  PhaseContext context;
   for (int phase = 0; phase < 2; ++phase) {
     const bool measuring = phase == 1;
     const double length = measuring ? seconds : warmup;
-    switches_before = ContextSwitches();
-    steal_before = StealMs();
-    load_before = LoadAverage();
+    context.Begin();  // the warm-up's is replaced by the measured phase's
     const uint64_t end = Now() + static_cast<uint64_t>(length * 1e9 * g_ticks_per_ns);
     while (Now() < end) {
       if (bus->QueueDepth() < kBatch) {
@@ -652,9 +657,7 @@ Summary RunConsume(const Options& options) {
       }
     }
   }
-  const uint64_t preempted = ContextSwitches()[0] - switches_before[0];
-  const uint64_t steal = StealMs() - steal_before;
-  const double load_after = LoadAverage();
+  context.End();
   stop.store(true, std::memory_order_relaxed);
   for (std::thread& t : producers) {
     t.join();
@@ -679,11 +682,7 @@ Summary RunConsume(const Options& options) {
   char name[32];
   std::snprintf(name, sizeof(name), "process_batch_%u", kBatch);
   Summary s = Summarise(name, load_text, h);
-  s.preempted = preempted;
-  s.steal_ms = steal;
-  s.load_before = load_before;
-  s.load_after = load_after;
-  s.context_recorded = true;
+  s.context = context;
   char extra[512];
   std::snprintf(extra, sizeof(extra),
                 "\"short_batches\": %" PRIu64 ", \"empty_calls\": %" PRIu64
@@ -728,11 +727,12 @@ void WriteJson(const std::string& path, const Options& options, const Summary& t
   for (std::size_t i = 0U; i < all.size(); ++i) {
     const Summary& s = all[i];
     char context[192] = "";
-    if (s.context_recorded) {
+    if (s.context.recorded) {
       std::snprintf(context, sizeof(context),
                     ", \"preempted\": %" PRIu64 ", \"steal_ms\": %" PRIu64
                     ", \"load_before\": %.2f, \"load_after\": %.2f",
-                    s.preempted, s.steal_ms, s.load_before, s.load_after);
+                    s.context.preempted, s.context.steal_ms, s.context.load_before,
+                    s.context.load_after);
     }
     std::fprintf(f,
                  "    {\"name\": \"%s\", \"load\": \"%s\", \"samples\": %" PRIu64
