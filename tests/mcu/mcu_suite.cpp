@@ -41,6 +41,7 @@
 #include <variant>
 
 #include "mcu_check.hpp"
+#include "mcu_messages.hpp"
 #include "platform/console.hpp"
 #include "platform/cortex_m.hpp"
 #include "platform/systick.hpp"
@@ -68,18 +69,11 @@ using mccc::PerformanceMode;
 // ---------------------------------------------------------------------------------------------
 // Messages and who sends them
 // ---------------------------------------------------------------------------------------------
-struct Sample {
-  std::uint16_t stream;  // which producer made it (kMainStream, kIsrStream, kIsrHighStream)
-  std::uint16_t spare;
-  std::uint32_t sequence;  // per stream: 0, 1, 2, ...
-};
-struct Command {
-  std::int32_t value;
-};
-struct Status {
-  std::uint8_t code;
-};
-using Payload = std::variant<Sample, Command, Status>;
+// Sample (its stream says which producer made it), Command, Status and their Payload variant.
+using mcu_test::Command;
+using mcu_test::Payload;
+using mcu_test::Sample;
+using mcu_test::Status;
 
 constexpr std::uint16_t kMainStream = 1U;
 constexpr std::uint16_t kIsrStream = 2U;

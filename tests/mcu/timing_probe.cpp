@@ -43,6 +43,7 @@
 #include <variant>
 
 #include "mcu_check.hpp"
+#include "mcu_messages.hpp"
 #include "platform/console.hpp"
 #include "platform/cortex_m.hpp"
 #include "platform/systick.hpp"
@@ -202,18 +203,11 @@ bool CalibrateCounter() noexcept {
 // ---------------------------------------------------------------------------------------------
 // Messages, subscribers, configurations
 // ---------------------------------------------------------------------------------------------
-struct Sample {
-  std::uint16_t stream;
-  std::uint16_t spare;
-  std::uint32_t sequence;
-};
-struct Command {
-  std::int32_t value;
-};
-struct Status {
-  std::uint8_t code;
-};
-using Payload = std::variant<Sample, Command, Status>;
+// Sample (its stream says which producer made it), Command, Status and their Payload variant.
+using mcu_test::Command;
+using mcu_test::Payload;
+using mcu_test::Sample;
+using mcu_test::Status;
 
 constexpr std::uint32_t kRanges = 32U;
 /// A message that travels by loan (72 bytes: too large to copy into every slot).
