@@ -12,8 +12,11 @@
 //   high/flood  HIGH messages (one per millisecond) while LOW floods the link, against the same
 //               HIGH messages on an idle link.
 //   crc         CRC-32C of a 24 B and a 1 KB frame in this process (ns per frame).
-// Rounds are interleaved (every configuration once per round); medians are printed. Usage:
-//   bridge_benchmark [--rounds N] [--messages N] [--latency-messages N]
+// Rounds are interleaved (every configuration once per round); medians of the rounds are
+// printed, and for the latency configurations also P50 / P99 / P99.9 / max over every sample of
+// every round (pooled). Usage:
+//   bridge_benchmark [--rounds N] [--messages N] [--latency-messages N] [--only TEXT]
+// --only runs just the configurations whose name contains TEXT (e.g. --only HIGH).
 // Roles used internally (fork + exec of itself): raw-recv, raw-send, bridge-recv, bridge-send.
 #include <poll.h>
 #include <signal.h>
@@ -25,10 +28,12 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +41,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/adapters.hpp"
 #include "mccc/bridge/bridge.hpp"
 #include "mccc/mccc.hpp"
 
@@ -109,7 +115,20 @@ struct Recorder {
       latencies_ns.push_back(now - sent_ns);
     }
   }
-  void Print() {
+  /// Prints the figures of this run and, when `samples_path` is set, writes every latency there
+  /// (raw uint64_t, this machine's byte order) for the orchestrator to pool across rounds.
+  void Print(const std::string& samples_path) {
+    if (!samples_path.empty()) {
+      std::FILE* file = std::fopen(samples_path.c_str(), "wb");
+      const std::size_t written =
+          file == nullptr
+              ? 0U
+              : std::fwrite(latencies_ns.data(), sizeof(uint64_t), latencies_ns.size(), file);
+      const bool closed = file != nullptr && std::fclose(file) == 0;
+      if (written != latencies_ns.size() || !closed) {
+        std::fprintf(stderr, "cannot write the samples to %s\n", samples_path.c_str());
+      }
+    }
     std::sort(latencies_ns.begin(), latencies_ns.end());
     auto at = [&](double q) {
       return latencies_ns.empty()
@@ -196,7 +215,7 @@ int RawReceive(const std::map<std::string, std::string>& args) {
     ++expected;
     recorder.Add(sent_ns);
   }
-  recorder.Print();
+  recorder.Print(Str(args, "samples"));
   zmq_close(socket);
   zmq_ctx_term(context);
   return 0;
@@ -308,7 +327,7 @@ int BridgeReceive(const std::map<std::string, std::string>& args) {
               static_cast<unsigned long long>(s.lost),
               static_cast<unsigned long long>(s.refused_by_bus[0] + s.refused_by_bus[1] +
                                               s.refused_by_bus[2]));
-  recorder.Print();
+  recorder.Print(Str(args, "samples"));
   return done.load() != 0U ? 0 : 3;
 }
 
@@ -492,12 +511,168 @@ std::map<std::string, double> RunPair(const std::string& receiver, const std::st
   return values;
 }
 
+/// The latencies a receiver wrote with --samples (empty when there is no such file).
+std::vector<uint64_t> ReadSamples(const std::string& path) {
+  std::vector<uint64_t> samples;
+  if (std::FILE* file = std::fopen(path.c_str(), "rb")) {
+    uint64_t value = 0U;
+    while (std::fread(&value, sizeof(value), 1U, file) == 1U) {
+      samples.push_back(value);
+    }
+    static_cast<void>(std::fclose(file));
+  }
+  return samples;
+}
+
 double Median(std::vector<double> values) {
   if (values.empty()) {
     return 0.0;
   }
   std::sort(values.begin(), values.end());
   return values[values.size() / 2U];
+}
+
+// ---- report -------------------------------------------------------------------------------
+
+// This machine's two cores are sometimes near (one-way handoff about 30-115 ns) and sometimes far
+// (about 225-270 ns), and results differ between the two: each round is classed by a cache-line
+// ping-pong between core 0 and core 1 at its start and at its end.
+constexpr double kFarHandoffNs = 150.0;
+constexpr uint64_t kPingPongIterations = 20000U;
+
+enum class Placement { kNear, kFar, kMixed };
+
+const char* PlacementName(Placement placement) {
+  return placement == Placement::kNear ? "near" : placement == Placement::kFar ? "far" : "mixed";
+}
+
+/// One round: each configuration's figures (empty when not run or failed) and latency samples.
+struct Round {
+  double handoff_start_ns = 0.0;
+  double handoff_end_ns = 0.0;
+  std::vector<std::map<std::string, double>> values;
+  std::vector<std::vector<uint64_t>> samples;
+  std::vector<std::size_t> failed;
+
+  Placement Where() const {
+    if (handoff_start_ns < kFarHandoffNs && handoff_end_ns < kFarHandoffNs) {
+      return Placement::kNear;
+    }
+    if (handoff_start_ns >= kFarHandoffNs && handoff_end_ns >= kFarHandoffNs) {
+      return Placement::kFar;
+    }
+    return Placement::kMixed;
+  }
+};
+
+double Quantile(const std::vector<uint64_t>& sorted, double q) {
+  return sorted.empty()
+             ? 0.0
+             : static_cast<double>(
+                   sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1U))]);
+}
+
+/// Prints, over the rounds that `take` accepts: the median of each figure of each configuration
+/// run (`names[c]` empty: not run), the pooled latency of every sample, and the target ratios
+/// both as a ratio of the medians and as the median of the per-round ratios.
+template <typename Take>
+void Report(const std::vector<Round>& runs, const std::vector<std::string>& names,
+            const char* title, Take take) {
+  std::vector<const Round*> chosen;
+  for (const Round& r : runs) {
+    if (take(r)) {
+      chosen.push_back(&r);
+    }
+  }
+  std::printf("\n== %s: %zu\n", title, chosen.size());
+  if (chosen.empty()) {
+    return;
+  }
+  std::printf("%-34s %12s %9s %9s %10s %10s %7s\n", "configuration (medians)", "msg/s", "P50 us",
+              "P99 us", "max us", "refusedLOW", "failed");
+  std::map<std::string, std::size_t> index;
+  for (std::size_t c = 0U; c < names.size(); ++c) {
+    if (names[c].empty()) {
+      continue;
+    }
+    index[names[c]] = c;
+    std::map<std::string, std::vector<double>> figures;
+    int failed = 0;
+    for (const Round* r : chosen) {
+      failed += static_cast<int>(std::count(r->failed.begin(), r->failed.end(), c));
+      for (const auto& kv : r->values[c]) {
+        figures[kv.first].push_back(kv.second);
+      }
+    }
+    std::printf("%-34s %12.0f %9.1f %9.1f %10.1f %10.0f %7d\n", names[c].c_str(),
+                Median(figures["rate"]), Median(figures["p50_ns"]) / 1000.0,
+                Median(figures["p99_ns"]) / 1000.0, Median(figures["max_ns"]) / 1000.0,
+                Median(figures["sender_refused_low"]), failed);
+  }
+  std::printf("%-34s %9s %9s %9s %10s %10s\n", "latency, every sample (pooled)", "samples",
+              "P50 us", "P99 us", "P99.9 us", "max us");
+  std::map<std::string, double> pooled_p99;
+  for (std::size_t c = 0U; c < names.size(); ++c) {
+    const std::string& name = names[c];
+    if (name.empty()) {
+      continue;
+    }
+    std::vector<uint64_t> all;
+    for (const Round* r : chosen) {
+      all.insert(all.end(), r->samples[c].begin(), r->samples[c].end());
+    }
+    if (all.empty()) {
+      continue;
+    }
+    std::sort(all.begin(), all.end());
+    pooled_p99[name] = Quantile(all, 0.99);
+    std::printf("%-34s %9zu %9.1f %9.1f %10.1f %10.1f\n", name.c_str(), all.size(),
+                Quantile(all, 0.5) / 1000.0, Quantile(all, 0.99) / 1000.0,
+                Quantile(all, 0.999) / 1000.0, static_cast<double>(all.back()) / 1000.0);
+  }
+  // a / b: the ratio of the medians and the median of the per-round ratios (NaN when either
+  // configuration was not run).
+  auto ratios = [&](const char* a, const char* b, const char* key) {
+    std::vector<double> va;
+    std::vector<double> vb;
+    std::vector<double> per_round;
+    if (index.count(a) != 0U && index.count(b) != 0U) {
+      for (const Round* r : chosen) {
+        const auto& ra = r->values[index[a]];
+        const auto& rb = r->values[index[b]];
+        if (ra.count(key) != 0U && rb.count(key) != 0U) {
+          va.push_back(ra.at(key));
+          vb.push_back(rb.at(key));
+          per_round.push_back(ra.at(key) / std::max(1.0, rb.at(key)));
+        }
+      }
+    }
+    if (per_round.empty()) {
+      return std::make_pair(std::nan(""), std::nan(""));
+    }
+    return std::make_pair(Median(va) / std::max(1.0, Median(vb)), Median(per_round));
+  };
+  const auto t24 = ratios("bridge 24B throughput", "raw 24B throughput", "rate");
+  const auto t1k = ratios("bridge 1KB throughput", "raw 1KB throughput", "rate");
+  const auto dr = ratios("raw 24B throughput DEALER/ROUTER", "raw 24B throughput", "rate");
+  const auto high =
+      ratios("bridge HIGH latency, LOW flood", "bridge HIGH latency, idle link", "p99_ns");
+  const char* flood = "bridge HIGH latency, LOW flood";
+  const char* idle = "bridge HIGH latency, idle link";
+  const double pooled_high = pooled_p99.count(flood) != 0U && pooled_p99.count(idle) != 0U
+                                 ? pooled_p99[flood] / pooled_p99[idle]
+                                 : std::nan("");
+  std::printf("(ratios: of the medians / median of the per-round ratios)\n");
+  std::printf("bridge / raw PUSH/PULL throughput, 24 B: %.2fx / %.2fx (target >= 0.8x)\n",
+              t24.first, t24.second);
+  std::printf("bridge / raw PUSH/PULL throughput, 1 KB: %.2fx / %.2fx (target >= 0.8x)\n",
+              t1k.first, t1k.second);
+  std::printf("raw DEALER/ROUTER / raw PUSH/PULL throughput, 24 B: %.2fx / %.2fx\n", dr.first,
+              dr.second);
+  std::printf(
+      "HIGH P99 under LOW flood / idle: %.2fx / %.2fx; P99 of every sample %.2fx "
+      "(target <= 2x)\n",
+      high.first, high.second, pooled_high);
 }
 
 int Orchestrate(const std::map<std::string, std::string>& args) {
@@ -592,20 +767,49 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
        {"--messages", latency_messages, "--size", "24", "--pace-ns", "1000000", "--high", "1",
         "--flood", "1"}},
   };
-  std::vector<std::map<std::string, std::vector<double>>> results(configs.size());
-  std::vector<int> failed_runs(configs.size(), 0);
+  const std::string only = Str(args, "only");
+  auto selected = [&](std::size_t c) {
+    return only.empty() || std::string(configs[c].name).find(only) != std::string::npos;
+  };
+  // Latency configurations: every sample of every round is kept, to be pooled. The median of the
+  // rounds' P99s follows the few rounds in which the virtual machine stalled; the P99 of all
+  // samples is the P99 of the latency distribution over the rounds, interleaved with the other
+  // configurations.
+  auto is_latency = [&](std::size_t c) {
+    return std::string(configs[c].name).find("latency") != std::string::npos;
+  };
+  const std::string samples_path = (std::filesystem::temp_directory_path() /
+                                    ("mccc-bridge-bench-" + std::to_string(getpid()) + ".samples"))
+                                       .string();
+  std::vector<Round> runs;
   for (uint64_t round = 0U; round < rounds; ++round) {
+    Round record;
+    record.values.resize(configs.size());
+    record.samples.resize(configs.size());
+    bool pinned = false;
+    record.handoff_start_ns = mccc_bench::RunPingPong(kPingPongIterations, &pinned);
     for (std::size_t c = 0U; c < configs.size(); ++c) {
-      auto values = RunPair(configs[c].receiver, configs[c].sender, configs[c].receiver_args,
-                            configs[c].sender_args);
+      if (!selected(c)) {
+        continue;
+      }
+      std::vector<std::string> receiver_args = configs[c].receiver_args;
+      if (is_latency(c)) {
+        receiver_args.insert(receiver_args.end(), {"--samples", samples_path});
+      }
+      auto values =
+          RunPair(configs[c].receiver, configs[c].sender, receiver_args, configs[c].sender_args);
       const bool ok = values.count("exit") != 0U && values["exit"] == 0.0 &&
                       values.count("sender_exit") != 0U && values["sender_exit"] == 0.0;
-      if (ok) {  // a run that failed (timed out, out of sequence) is counted, not averaged
-        for (const auto& kv : values) {
-          results[c][kv.first].push_back(kv.second);
+      if (is_latency(c)) {
+        if (ok) {
+          record.samples[c] = ReadSamples(samples_path);
         }
+        std::remove(samples_path.c_str());
+      }
+      if (ok) {  // a run that failed (timed out, out of sequence) is counted, not averaged
+        record.values[c] = values;
       } else {
-        ++failed_runs[c];
+        record.failed.push_back(c);
       }
       std::fprintf(stderr, "round %llu %-34s rate %.0f p50 %.0f p99 %.0f exit %.0f/%.0f\n",
                    static_cast<unsigned long long>(round), configs[c].name,
@@ -615,31 +819,25 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
                    values.count("exit") ? values.at("exit") : -1.0,
                    values.count("sender_exit") ? values.at("sender_exit") : -1.0);
     }
+    record.handoff_end_ns = mccc_bench::RunPingPong(kPingPongIterations, &pinned);
+    std::fprintf(stderr, "round %llu handoff %.0f -> %.0f ns (%s)\n",
+                 static_cast<unsigned long long>(round), record.handoff_start_ns,
+                 record.handoff_end_ns, PlacementName(record.Where()));
+    runs.push_back(std::move(record));
   }
-  std::printf("\nmedians of %llu interleaved rounds (ipc://, HWM %d)\n",
-              static_cast<unsigned long long>(rounds), kHighWaterMark);
-  std::printf("%-34s %12s %9s %9s %10s %10s %7s\n", "configuration", "msg/s", "P50 us", "P99 us",
-              "max us", "refusedLOW", "failed");
-  std::map<std::string, std::map<std::string, double>> median;
+
+  std::vector<std::string> names;
   for (std::size_t c = 0U; c < configs.size(); ++c) {
-    for (const char* key : {"rate", "p50_ns", "p99_ns", "max_ns", "sender_refused_low"}) {
-      median[configs[c].name][key] = Median(results[c][key]);
-    }
-    const auto& m = median[configs[c].name];
-    std::printf("%-34s %12.0f %9.1f %9.1f %10.1f %10.0f %7d\n", configs[c].name, m.at("rate"),
-                m.at("p50_ns") / 1000.0, m.at("p99_ns") / 1000.0, m.at("max_ns") / 1000.0,
-                m.at("sender_refused_low"), failed_runs[c]);
+    names.push_back(selected(c) ? configs[c].name : std::string());
   }
-  auto ratio = [&](const char* a, const char* b, const char* key) {
-    return median[a][key] / std::max(1.0, median[b][key]);
-  };
-  std::printf("\nbridge / raw PUSH/PULL throughput: 24 B %.2fx, 1 KB %.2fx (target >= 0.8x)\n",
-              ratio("bridge 24B throughput", "raw 24B throughput", "rate"),
-              ratio("bridge 1KB throughput", "raw 1KB throughput", "rate"));
-  std::printf("raw DEALER/ROUTER / raw PUSH/PULL throughput, 24 B: %.2fx\n",
-              ratio("raw 24B throughput DEALER/ROUTER", "raw 24B throughput", "rate"));
-  std::printf("HIGH P99 under LOW flood / idle: %.2fx (target <= 2x)\n",
-              ratio("bridge HIGH latency, LOW flood", "bridge HIGH latency, idle link", "p99_ns"));
+  std::printf(
+      "\nipc://, HWM %d; %llu interleaved rounds, each classed by the one-way core-to-core "
+      "handoff measured at its start and end (near: both below %.0f ns, far: both at or "
+      "above, else mixed)\n",
+      kHighWaterMark, static_cast<unsigned long long>(rounds), kFarHandoffNs);
+  Report(runs, names, "all rounds", [](const Round&) { return true; });
+  Report(runs, names, "near rounds", [](const Round& r) { return r.Where() == Placement::kNear; });
+  Report(runs, names, "far rounds", [](const Round& r) { return r.Where() == Placement::kFar; });
   return 0;
 }
 
