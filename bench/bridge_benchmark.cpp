@@ -12,9 +12,11 @@
 //   high/flood  HIGH messages (one per millisecond) while LOW floods the link, against the same
 //               HIGH messages on an idle link.
 //   crc         CRC-32C of a 24 B and a 1 KB frame in this process (ns per frame).
-// Rounds are interleaved (every configuration once per round); medians of the rounds are
-// printed, and for the latency configurations also P50 / P99 / P99.9 / max over every sample of
-// every round (pooled). Usage:
+// Rounds are interleaved (every configuration once per round). Each configuration run is classed
+// near, far or mixed by a core-to-core ping-pong just before and after it (this machine's two
+// cores move between a near and a far placement, sometimes for seconds only). The summary is
+// printed over all runs, over the near runs and over the far runs: medians of the runs, and for
+// the latency configurations also P50 / P99 / P99.9 / max over every sample (pooled). Usage:
 //   bridge_benchmark [--rounds N] [--messages N] [--latency-messages N] [--only TEXT]
 // --only runs just the configurations whose name contains TEXT (e.g. --only HIGH).
 // Roles used internally (fork + exec of itself): raw-recv, raw-send, bridge-recv, bridge-send.
@@ -36,6 +38,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -529,14 +532,16 @@ double Median(std::vector<double> values) {
     return 0.0;
   }
   std::sort(values.begin(), values.end());
-  return values[values.size() / 2U];
+  const std::size_t middle = values.size() / 2U;
+  return values.size() % 2U == 1U ? values[middle] : (values[middle - 1U] + values[middle]) / 2.0;
 }
 
 // ---- report -------------------------------------------------------------------------------
 
 // This machine's two cores are sometimes near (one-way handoff about 30-115 ns) and sometimes far
-// (about 225-270 ns), and results differ between the two: each round is classed by a cache-line
-// ping-pong between core 0 and core 1 at its start and at its end.
+// (about 225-270 ns), for minutes or for seconds, and results differ between the two: every
+// configuration run is classed by a cache-line ping-pong between core 0 and core 1 just before
+// and just after it (about 10 ms each).
 constexpr double kFarHandoffNs = 150.0;
 constexpr uint64_t kPingPongIterations = 20000U;
 
@@ -546,23 +551,23 @@ const char* PlacementName(Placement placement) {
   return placement == Placement::kNear ? "near" : placement == Placement::kFar ? "far" : "mixed";
 }
 
-/// One round: each configuration's figures (empty when not run or failed) and latency samples.
+Placement Classify(double before_ns, double after_ns) {
+  if (before_ns < kFarHandoffNs && after_ns < kFarHandoffNs) {
+    return Placement::kNear;
+  }
+  if (before_ns >= kFarHandoffNs && after_ns >= kFarHandoffNs) {
+    return Placement::kFar;
+  }
+  return Placement::kMixed;
+}
+
+/// One round: per configuration, its figures (empty when not run or failed), its latency
+/// samples, whether it failed, and the placement it ran in.
 struct Round {
-  double handoff_start_ns = 0.0;
-  double handoff_end_ns = 0.0;
   std::vector<std::map<std::string, double>> values;
   std::vector<std::vector<uint64_t>> samples;
-  std::vector<std::size_t> failed;
-
-  Placement Where() const {
-    if (handoff_start_ns < kFarHandoffNs && handoff_end_ns < kFarHandoffNs) {
-      return Placement::kNear;
-    }
-    if (handoff_start_ns >= kFarHandoffNs && handoff_end_ns >= kFarHandoffNs) {
-      return Placement::kFar;
-    }
-    return Placement::kMixed;
-  }
+  std::vector<bool> failed;
+  std::vector<Placement> where;
 };
 
 double Quantile(const std::vector<uint64_t>& sorted, double q) {
@@ -572,24 +577,18 @@ double Quantile(const std::vector<uint64_t>& sorted, double q) {
                    sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1U))]);
 }
 
-/// Prints, over the rounds that `take` accepts: the median of each figure of each configuration
-/// run (`names[c]` empty: not run), the pooled latency of every sample, and the target ratios
-/// both as a ratio of the medians and as the median of the per-round ratios.
-template <typename Take>
+/// Prints, over the configuration runs in `placement` (all of them when it is empty): the median
+/// of each figure of each configuration run (`names[c]` empty: not run), the pooled latency of
+/// every sample, and the target ratios both as a ratio of the medians and as the median of the
+/// per-round ratios (rounds in which both configurations ran in that placement).
 void Report(const std::vector<Round>& runs, const std::vector<std::string>& names,
-            const char* title, Take take) {
-  std::vector<const Round*> chosen;
-  for (const Round& r : runs) {
-    if (take(r)) {
-      chosen.push_back(&r);
-    }
-  }
-  std::printf("\n== %s: %zu\n", title, chosen.size());
-  if (chosen.empty()) {
-    return;
-  }
-  std::printf("%-34s %12s %9s %9s %10s %10s %7s\n", "configuration (medians)", "msg/s", "P50 us",
-              "P99 us", "max us", "refusedLOW", "failed");
+            const char* title, std::optional<Placement> placement) {
+  auto taken = [&](const Round& r, std::size_t c) {
+    return !placement || r.where[c] == *placement;
+  };
+  std::printf("\n== %s\n", title);
+  std::printf("%-34s %5s %12s %9s %9s %10s %10s %7s\n", "configuration (medians)", "runs", "msg/s",
+              "P50 us", "P99 us", "max us", "refusedLOW", "failed");
   std::map<std::string, std::size_t> index;
   for (std::size_t c = 0U; c < names.size(); ++c) {
     if (names[c].empty()) {
@@ -598,13 +597,18 @@ void Report(const std::vector<Round>& runs, const std::vector<std::string>& name
     index[names[c]] = c;
     std::map<std::string, std::vector<double>> figures;
     int failed = 0;
-    for (const Round* r : chosen) {
-      failed += static_cast<int>(std::count(r->failed.begin(), r->failed.end(), c));
-      for (const auto& kv : r->values[c]) {
+    int measured = 0;
+    for (const Round& r : runs) {
+      if (!taken(r, c)) {
+        continue;
+      }
+      failed += r.failed[c] ? 1 : 0;
+      measured += r.values[c].empty() ? 0 : 1;
+      for (const auto& kv : r.values[c]) {
         figures[kv.first].push_back(kv.second);
       }
     }
-    std::printf("%-34s %12.0f %9.1f %9.1f %10.1f %10.0f %7d\n", names[c].c_str(),
+    std::printf("%-34s %5d %12.0f %9.1f %9.1f %10.1f %10.0f %7d\n", names[c].c_str(), measured,
                 Median(figures["rate"]), Median(figures["p50_ns"]) / 1000.0,
                 Median(figures["p99_ns"]) / 1000.0, Median(figures["max_ns"]) / 1000.0,
                 Median(figures["sender_refused_low"]), failed);
@@ -618,8 +622,10 @@ void Report(const std::vector<Round>& runs, const std::vector<std::string>& name
       continue;
     }
     std::vector<uint64_t> all;
-    for (const Round* r : chosen) {
-      all.insert(all.end(), r->samples[c].begin(), r->samples[c].end());
+    for (const Round& r : runs) {
+      if (taken(r, c)) {
+        all.insert(all.end(), r.samples[c].begin(), r.samples[c].end());
+      }
     }
     if (all.empty()) {
       continue;
@@ -637,10 +643,11 @@ void Report(const std::vector<Round>& runs, const std::vector<std::string>& name
     std::vector<double> vb;
     std::vector<double> per_round;
     if (index.count(a) != 0U && index.count(b) != 0U) {
-      for (const Round* r : chosen) {
-        const auto& ra = r->values[index[a]];
-        const auto& rb = r->values[index[b]];
-        if (ra.count(key) != 0U && rb.count(key) != 0U) {
+      for (const Round& r : runs) {
+        const auto& ra = r.values[index[a]];
+        const auto& rb = r.values[index[b]];
+        if (taken(r, index[a]) && taken(r, index[b]) && ra.count(key) != 0U &&
+            rb.count(key) != 0U) {
           va.push_back(ra.at(key));
           vb.push_back(rb.at(key));
           per_round.push_back(ra.at(key) / std::max(1.0, rb.at(key)));
@@ -782,12 +789,14 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
                                     ("mccc-bridge-bench-" + std::to_string(getpid()) + ".samples"))
                                        .string();
   std::vector<Round> runs;
+  bool pinned = false;
+  double handoff_ns = mccc_bench::RunPingPong(kPingPongIterations, &pinned);
   for (uint64_t round = 0U; round < rounds; ++round) {
     Round record;
     record.values.resize(configs.size());
     record.samples.resize(configs.size());
-    bool pinned = false;
-    record.handoff_start_ns = mccc_bench::RunPingPong(kPingPongIterations, &pinned);
+    record.failed.resize(configs.size(), false);
+    record.where.resize(configs.size(), Placement::kMixed);
     for (std::size_t c = 0U; c < configs.size(); ++c) {
       if (!selected(c)) {
         continue;
@@ -796,8 +805,11 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
       if (is_latency(c)) {
         receiver_args.insert(receiver_args.end(), {"--samples", samples_path});
       }
+      const double handoff_before_ns = handoff_ns;
       auto values =
           RunPair(configs[c].receiver, configs[c].sender, receiver_args, configs[c].sender_args);
+      handoff_ns = mccc_bench::RunPingPong(kPingPongIterations, &pinned);
+      record.where[c] = Classify(handoff_before_ns, handoff_ns);
       const bool ok = values.count("exit") != 0U && values["exit"] == 0.0 &&
                       values.count("sender_exit") != 0U && values["sender_exit"] == 0.0;
       if (is_latency(c)) {
@@ -809,20 +821,19 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
       if (ok) {  // a run that failed (timed out, out of sequence) is counted, not averaged
         record.values[c] = values;
       } else {
-        record.failed.push_back(c);
+        record.failed[c] = true;
       }
-      std::fprintf(stderr, "round %llu %-34s rate %.0f p50 %.0f p99 %.0f exit %.0f/%.0f\n",
+      std::fprintf(stderr,
+                   "round %llu %-34s rate %.0f p50 %.0f p99 %.0f exit %.0f/%.0f handoff %.0f -> "
+                   "%.0f ns (%s)\n",
                    static_cast<unsigned long long>(round), configs[c].name,
                    values.count("rate") ? values.at("rate") : 0.0,
                    values.count("p50_ns") ? values.at("p50_ns") : 0.0,
                    values.count("p99_ns") ? values.at("p99_ns") : 0.0,
                    values.count("exit") ? values.at("exit") : -1.0,
-                   values.count("sender_exit") ? values.at("sender_exit") : -1.0);
+                   values.count("sender_exit") ? values.at("sender_exit") : -1.0, handoff_before_ns,
+                   handoff_ns, PlacementName(record.where[c]));
     }
-    record.handoff_end_ns = mccc_bench::RunPingPong(kPingPongIterations, &pinned);
-    std::fprintf(stderr, "round %llu handoff %.0f -> %.0f ns (%s)\n",
-                 static_cast<unsigned long long>(round), record.handoff_start_ns,
-                 record.handoff_end_ns, PlacementName(record.Where()));
     runs.push_back(std::move(record));
   }
 
@@ -831,13 +842,13 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
     names.push_back(selected(c) ? configs[c].name : std::string());
   }
   std::printf(
-      "\nipc://, HWM %d; %llu interleaved rounds, each classed by the one-way core-to-core "
-      "handoff measured at its start and end (near: both below %.0f ns, far: both at or "
-      "above, else mixed)\n",
+      "\nipc://, HWM %d; %llu interleaved rounds; each configuration run is classed by the "
+      "one-way core-to-core handoff measured just before and after it (near: both below "
+      "%.0f ns, far: both at or above, else mixed)\n",
       kHighWaterMark, static_cast<unsigned long long>(rounds), kFarHandoffNs);
-  Report(runs, names, "all rounds", [](const Round&) { return true; });
-  Report(runs, names, "near rounds", [](const Round& r) { return r.Where() == Placement::kNear; });
-  Report(runs, names, "far rounds", [](const Round& r) { return r.Where() == Placement::kFar; });
+  Report(runs, names, "all runs", std::nullopt);
+  Report(runs, names, "near runs", Placement::kNear);
+  Report(runs, names, "far runs", Placement::kFar);
   return 0;
 }
 
