@@ -102,6 +102,15 @@ std::string Str(const std::map<std::string, std::string>& args, const char* key)
 }
 
 /// Latencies and throughput of one receiving run, printed as key=value lines.
+/// The value at quantile `q` (0..1) of sorted `sorted`: the sample at rank q * (n - 1), rounded
+/// down (0 when empty). Used for one run's figures and for the samples of all runs alike.
+double Quantile(const std::vector<uint64_t>& sorted, double q) {
+  return sorted.empty()
+             ? 0.0
+             : static_cast<double>(
+                   sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1U))]);
+}
+
 struct Recorder {
   std::vector<uint64_t> latencies_ns;
   uint64_t count = 0U;
@@ -133,16 +142,11 @@ struct Recorder {
       }
     }
     std::sort(latencies_ns.begin(), latencies_ns.end());
-    auto at = [&](double q) {
-      return latencies_ns.empty()
-                 ? 0ULL
-                 : static_cast<unsigned long long>(latencies_ns[static_cast<std::size_t>(
-                       q * static_cast<double>(latencies_ns.size() - 1U))]);
-    };
     const double seconds = static_cast<double>(last_ns - first_ns) * 1e-9;
-    std::printf("count=%llu\nrate=%.0f\np50_ns=%llu\np99_ns=%llu\nmax_ns=%llu\n",
+    std::printf("count=%llu\nrate=%.0f\np50_ns=%.0f\np99_ns=%.0f\nmax_ns=%llu\n",
                 static_cast<unsigned long long>(count),
-                seconds > 0.0 ? static_cast<double>(count - 1U) / seconds : 0.0, at(0.5), at(0.99),
+                seconds > 0.0 ? static_cast<double>(count - 1U) / seconds : 0.0,
+                Quantile(latencies_ns, 0.5), Quantile(latencies_ns, 0.99),
                 latencies_ns.empty() ? 0ULL : static_cast<unsigned long long>(latencies_ns.back()));
     std::fflush(stdout);
   }
@@ -528,38 +532,19 @@ std::vector<uint64_t> ReadSamples(const std::string& path) {
 }
 
 double Median(std::vector<double> values) {
-  if (values.empty()) {
-    return 0.0;
-  }
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2U;
-  return values.size() % 2U == 1U ? values[middle] : (values[middle - 1U] + values[middle]) / 2.0;
+  return mccc_bench::Summarize(std::move(values)).median;
 }
 
 // ---- report -------------------------------------------------------------------------------
 
-// This machine's two cores are sometimes near (one-way handoff about 30-115 ns) and sometimes far
-// (about 225-270 ns), for minutes or for seconds, and results differ between the two: every
-// configuration run is classed by a cache-line ping-pong between core 0 and core 1 just before
-// and just after it (about 10 ms each).
-constexpr double kFarHandoffNs = 150.0;
+// Every configuration run is classed (mccc_bench::ClassifyPlacement) by a cache-line ping-pong
+// between core 0 and core 1 just before and just after it (about 10 ms each): the host switches
+// this machine's placement sometimes within seconds, so classing whole rounds is not enough.
 constexpr uint64_t kPingPongIterations = 20000U;
 
-enum class Placement { kNear, kFar, kMixed };
-
-const char* PlacementName(Placement placement) {
-  return placement == Placement::kNear ? "near" : placement == Placement::kFar ? "far" : "mixed";
-}
-
-Placement Classify(double before_ns, double after_ns) {
-  if (before_ns < kFarHandoffNs && after_ns < kFarHandoffNs) {
-    return Placement::kNear;
-  }
-  if (before_ns >= kFarHandoffNs && after_ns >= kFarHandoffNs) {
-    return Placement::kFar;
-  }
-  return Placement::kMixed;
-}
+using mccc_bench::kFarHandoffNs;
+using mccc_bench::Placement;
+using mccc_bench::PlacementName;
 
 /// One round: per configuration, its figures (empty when not run or failed), its latency
 /// samples, whether it failed, and the placement it ran in.
@@ -569,13 +554,6 @@ struct Round {
   std::vector<bool> failed;
   std::vector<Placement> where;
 };
-
-double Quantile(const std::vector<uint64_t>& sorted, double q) {
-  return sorted.empty()
-             ? 0.0
-             : static_cast<double>(
-                   sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1U))]);
-}
 
 /// Prints, over the configuration runs in `placement` (all of them when it is empty): the median
 /// of each figure of each configuration run (`names[c]` empty: not run), the pooled latency of
@@ -809,7 +787,7 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
       auto values =
           RunPair(configs[c].receiver, configs[c].sender, receiver_args, configs[c].sender_args);
       handoff_ns = mccc_bench::RunPingPong(kPingPongIterations, &pinned);
-      record.where[c] = Classify(handoff_before_ns, handoff_ns);
+      record.where[c] = mccc_bench::ClassifyPlacement(handoff_before_ns, handoff_ns);
       const bool ok = values.count("exit") != 0U && values["exit"] == 0.0 &&
                       values.count("sender_exit") != 0U && values["sender_exit"] == 0.0;
       if (is_latency(c)) {

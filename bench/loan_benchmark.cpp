@@ -888,10 +888,6 @@ double Ratio(double a, double b) {
   return a > 0.0 && b > 0.0 ? a / b : 0.0;
 }
 
-/// The host moves this machine's two cores between a near (one-way handoff about 30-115 ns) and
-/// a far (about 225-270 ns) placement; a round is classed by the handoff at its start and end.
-constexpr double kFarHandoffNs = 150.0;
-
 struct RoundRecord {
   double handoff_start_ns = 0.0;
   double handoff_end_ns = 0.0;
@@ -899,14 +895,9 @@ struct RoundRecord {
   double small_loan_over_inline = 0.0;                  ///< 24 B, E2E ns per message.
 };
 
+/// A round is classed by the handoff at its start and end.
 const char* PlacementOf(const RoundRecord& r) {
-  if (r.handoff_start_ns < kFarHandoffNs && r.handoff_end_ns < kFarHandoffNs) {
-    return "near";
-  }
-  if (r.handoff_start_ns >= kFarHandoffNs && r.handoff_end_ns >= kFarHandoffNs) {
-    return "far";
-  }
-  return "mixed";
+  return PlacementName(ClassifyPlacement(r.handoff_start_ns, r.handoff_end_ns));
 }
 
 }  // namespace

@@ -697,6 +697,30 @@ inline double RunPingPong(uint64_t iterations, bool* pinned) {
   return Summarize(std::move(round_trips)).median / 2.0;
 }
 
+/// The host moves this machine's two cores between a near and a far placement (see
+/// docs/benchmarks.md), for minutes or for seconds; a measurement is classed by the RunPingPong
+/// handoff just before and just after it, against this threshold between the two.
+constexpr double kFarHandoffNs = 150.0;
+
+/// @brief Where a measurement ran: near or far both times, or mixed.
+enum class Placement { kNear, kFar, kMixed };
+
+/// @brief Classes a measurement by the one-way handoff before and after it (kFarHandoffNs).
+inline Placement ClassifyPlacement(double before_ns, double after_ns) {
+  if (before_ns < kFarHandoffNs && after_ns < kFarHandoffNs) {
+    return Placement::kNear;
+  }
+  if (before_ns >= kFarHandoffNs && after_ns >= kFarHandoffNs) {
+    return Placement::kFar;
+  }
+  return Placement::kMixed;
+}
+
+/// @brief "near", "far" or "mixed".
+inline const char* PlacementName(Placement placement) {
+  return placement == Placement::kNear ? "near" : placement == Placement::kFar ? "far" : "mixed";
+}
+
 }  // namespace mccc_bench
 
 #endif  // MCCC_BENCH_COMMON_ADAPTERS_HPP_
