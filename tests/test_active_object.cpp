@@ -179,6 +179,84 @@ TEST_F(ActiveObjectTest, StopDrainsAQueueFullOfMessages) {
   EXPECT_EQ(consumer.ProcessedCount(), uint64_t{admitted} + 1U);
 }
 
+// Batches of one message, HIGH lane on (the default): a HIGH message published while MEDIUM
+// ones are queued is the very next dispatch.
+struct OneMessageBatchTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 1024U;
+  static constexpr uint32_t kBatchSize = 1U;
+};
+using OneMessageBatchBus = mccc::AsyncBus<Payload, OneMessageBatchTraits>;
+static_assert(OneMessageBatchBus::kHighQueueDepth > 0U, "the test needs the HIGH lane");
+
+// G-4: Stop() delivers every message published before it while later HIGH ones overtake them
+TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvertakeThem) {
+  // The consumer is held inside a callback while kQueued MEDIUM items are queued, then the stop
+  // is requested and the consumer released. During the drain every MEDIUM item's callback
+  // publishes one HIGH item, which overtakes the next MEDIUM one. A drain that dispatched as
+  // many messages as were queued would stop half-way; Stop() must deliver all kQueued.
+  constexpr uint32_t kQueued = 50U;
+  constexpr uint32_t kMediumProducer = 0U;
+  constexpr uint32_t kHighProducer = 1U;
+  auto bus = std::make_unique<OneMessageBatchBus>();
+  std::atomic<bool> gate_open{false};
+  std::atomic<bool> consumer_blocked{false};
+  std::vector<Item> log;  // the consumer's dispatch order; read after Stop() joined it
+  bus->Subscribe<Command>([&](const Command&) {
+    consumer_blocked.store(true);
+    while (!gate_open.load()) {
+      std::this_thread::yield();
+    }
+  });
+  OneMessageBatchBus* const raw = bus.get();
+  bus->Subscribe<Item>([&log, raw](const Item& item) {
+    log.push_back(item);
+    if (item.producer == kMediumProducer) {
+      EXPECT_TRUE(raw->PublishWithPriority(Item{kHighProducer, item.seq}, kHighProducer,
+                                           mccc::MessagePriority::HIGH));
+    }
+  });
+
+  mccc::ActiveObject<OneMessageBatchBus> consumer(*bus);
+  ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
+  ASSERT_TRUE(bus->Publish(Command{0}, 0U));
+  ASSERT_TRUE(WaitFor([&] { return consumer_blocked.load(); }));
+  for (uint32_t i = 0U; i < kQueued; ++i) {
+    ASSERT_TRUE(bus->PublishWithPriority(Item{kMediumProducer, i}, kMediumProducer,
+                                         mccc::MessagePriority::MEDIUM));
+  }
+  consumer.RequestStop();  // every item above was published before the stop request
+  gate_open.store(true);
+  EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
+
+  // All kQueued MEDIUM items, once each and in order.
+  std::vector<uint32_t> medium;
+  for (const Item& item : log) {
+    if (item.producer == kMediumProducer) {
+      medium.push_back(item.seq);
+    }
+  }
+  ASSERT_EQ(medium.size(), kQueued);
+  for (uint32_t i = 0U; i < kQueued; ++i) {
+    EXPECT_EQ(medium[i], i);
+  }
+  // The drain really was overtaken: each HIGH item i < kQueued - 1 came right after MEDIUM i,
+  // so the first kQueued dispatches held only half of the MEDIUM items.
+  ASSERT_GE(log.size(), 2U * kQueued - 1U);
+  for (uint32_t i = 0U; i + 1U < kQueued; ++i) {
+    EXPECT_EQ(log[2U * i].producer, kMediumProducer) << "dispatch " << 2U * i;
+    EXPECT_EQ(log[2U * i + 1U].producer, kHighProducer) << "dispatch " << 2U * i + 1U;
+    EXPECT_EQ(log[2U * i + 1U].seq, i);
+  }
+  uint32_t medium_in_first_queued = 0U;
+  for (uint32_t d = 0U; d < kQueued; ++d) {
+    medium_in_first_queued += log[d].producer == kMediumProducer ? 1U : 0U;
+  }
+  EXPECT_EQ(medium_in_first_queued, kQueued / 2U);
+  // The last MEDIUM item's HIGH follow-up was published after the drain's mark: delivered or
+  // still queued, never lost.
+  EXPECT_EQ(log.size() + bus->QueueDepth(), 2U * kQueued);
+}
+
 TEST_F(ActiveObjectTest, StartThenImmediateStopDeliversWhatWasQueuedBefore) {
   uint64_t delivered = 0U;
   bus_->Subscribe<Item>([&delivered](const Item&) { ++delivered; });
