@@ -21,8 +21,10 @@
 /// end to end and publish + dispatch on one core.
 ///
 /// Usage: loan_benchmark [--rounds N] [--scale X] [--sizes 1k,64k,1m] [--json FILE]
-///                       [--commit SHA] [--smoke]
+///                       [--commit SHA] [--idle-pause-ns N] [--smoke]
 /// --scale multiplies every message and sample count (1: about two minutes for 10 rounds).
+/// --idle-pause-ns (a diagnosis, 0 by default): the E2E consumer of every row waits N ns after
+/// a poll that found nothing, instead of polling again at once.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -477,6 +479,17 @@ void IdlePolls(Transport& transport, Consumer& consumer) {
   }
 }
 
+/// --idle-pause-ns: set once by main() before any measurement, read by the E2E consumers.
+uint64_t g_idle_pause_ns = 0U;
+
+/// Busy-waits `ns` nanoseconds with the CPU's spin-wait hint, touching no shared data.
+void PauseFor(uint64_t ns) {
+  const uint64_t until = NowNs() + ns;
+  while (NowNs() < until) {
+    CpuRelax();
+  }
+}
+
 struct E2EOutcome {
   double msgs_per_sec = 0.0;
   double heap_calls_per_msg = 0.0;
@@ -525,7 +538,12 @@ E2EOutcome MeasureE2E(uint64_t warmup, uint64_t messages, bool* pinned) {
         first_timed = sink->count;
         t0 = NowNs();
         while (sink->count < total) {
-          idle_polls += transport->Poll(consumer) == 0U ? 1U : 0U;
+          if (transport->Poll(consumer) == 0U) {
+            ++idle_polls;
+            if (g_idle_pause_ns != 0U) {
+              PauseFor(g_idle_pause_ns);
+            }
+          }
         }
         t1 = NowNs();
         consumer_end = ReadThreadCost();
@@ -799,6 +817,7 @@ struct Config {
   double scale = 1.0;
   uint64_t small_messages = 1000000U;
   uint64_t pingpong = 200000U;
+  uint64_t idle_pause_ns = 0U;
   std::vector<std::size_t> size_indices = {0U, 1U, 2U};
   std::string json;
   std::string commit;
@@ -843,6 +862,8 @@ bool Parse(int argc, char** argv, Config& c) {
       c.json = next();
     } else if (a == "--commit") {
       c.commit = next();
+    } else if (a == "--idle-pause-ns") {
+      c.idle_pause_ns = std::strtoull(next().c_str(), nullptr, 10);
     } else if (a == "--smoke") {
       c.rounds = 2;
       c.scale = 0.01;
@@ -909,6 +930,7 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, cfg)) {
     return 2;
   }
+  g_idle_pause_ns = cfg.idle_pause_ns;
   RunInfo info = StartRun("loan_benchmark", argc, argv, cfg.commit);
   std::vector<Row> all_rows = AllRows();
   std::vector<Row> rows;
@@ -922,6 +944,10 @@ int main(int argc, char** argv) {
   std::printf("loan_benchmark: %zu rows, %d rounds, scale %.3g, %d cores%s\n", rows.size(),
               cfg.rounds, cfg.scale, CoreCount(),
               MCCC_BENCH_MOODYCAMEL_FOUND ? "" : " (moodycamel not found: its rows are missing)");
+  if (cfg.idle_pause_ns != 0U) {
+    std::printf("E2E consumers wait %llu ns after each empty poll (--idle-pause-ns)\n",
+                static_cast<unsigned long long>(cfg.idle_pause_ns));
+  }
   (void)Ticks::NsPerTick();
 
   std::map<std::string, RowSeries> series;
@@ -1084,18 +1110,20 @@ int main(int argc, char** argv) {
   std::printf(
       "\n24-byte message on the default bus, by loan (pool of %u, one field filled) vs inline "
       "Publish, ns per message, medians of %d rounds (%llu messages each); E2E core 0 -> core 1, "
-      "and publish + dispatch on one core (bursts of 64):\n",
+      "and publish + dispatch on one core (bursts of 64); idle = the E2E consumer's empty polls "
+      "per "
+      "message:\n",
       kSmallPoolBlocks, cfg.rounds, static_cast<unsigned long long>(small_messages));
-  std::printf("  %-38s %9s %9s %9s %9s %7s %7s %6s\n", "variant", "E2E ns", "min", "max",
-              "one core", "heap", "waits", "check");
+  std::printf("  %-38s %9s %9s %9s %9s %7s %7s %7s %6s\n", "variant", "E2E ns", "min", "max",
+              "one core", "heap", "waits", "idle", "check");
   std::vector<std::string> small_json;
   for (const SmallVariant& v : small_variants) {
     const SmallSeries& s = small[v.name];
     const Summary e2e = Summarize(s.e2e_ns);
     all_valid = all_valid && s.all_valid;
-    std::printf("  %-38s %9.1f %9.1f %9.1f %9.1f %7.3f %7.3f %6s\n", v.name, e2e.median, e2e.min,
-                e2e.max, Median(s.one_core_ns), Median(s.heap_calls), Median(s.producer_waits),
-                s.all_valid ? "ok" : "FAIL");
+    std::printf("  %-38s %9.1f %9.1f %9.1f %9.1f %7.3f %7.3f %7.3f %6s\n", v.name, e2e.median,
+                e2e.min, e2e.max, Median(s.one_core_ns), Median(s.heap_calls),
+                Median(s.producer_waits), Median(s.idle_polls), s.all_valid ? "ok" : "FAIL");
     JsonObject o;
     o.Str("variant", v.name).Sum("e2e_ns_per_msg", e2e);
     o.Sum("one_core_ns_per_msg", Summarize(s.one_core_ns));
@@ -1197,6 +1225,7 @@ int main(int argc, char** argv) {
   protocol.Int("rounds", static_cast<uint64_t>(cfg.rounds)).Num("scale", cfg.scale);
   protocol.Int("read_windows", kReadWindows).Int("window_bytes", kWindowWords * 8U);
   protocol.Str("loan_priority", "MEDIUM").Int("small_pool_blocks", kSmallPoolBlocks);
+  protocol.Int("idle_pause_ns", cfg.idle_pause_ns);
   protocol.Int("small_messages", small_messages).Int("pingpong_iterations", cfg.pingpong);
   protocol.Int("cores", static_cast<uint64_t>(CoreCount()));
   results.Raw("protocol", protocol.Text());
