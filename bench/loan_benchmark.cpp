@@ -1110,9 +1110,8 @@ int main(int argc, char** argv) {
   std::printf(
       "\n24-byte message on the default bus, by loan (pool of %u, one field filled) vs inline "
       "Publish, ns per message, medians of %d rounds (%llu messages each); E2E core 0 -> core 1, "
-      "and publish + dispatch on one core (bursts of 64); idle = the E2E consumer's empty polls "
-      "per "
-      "message:\n",
+      "and publish + dispatch on one core (bursts of 64); idle: the E2E consumer's empty polls "
+      "per message:\n",
       kSmallPoolBlocks, cfg.rounds, static_cast<unsigned long long>(small_messages));
   std::printf("  %-38s %9s %9s %9s %9s %7s %7s %7s %6s\n", "variant", "E2E ns", "min", "max",
               "one core", "heap", "waits", "idle", "check");
