@@ -21,10 +21,12 @@
 /// end to end and publish + dispatch on one core.
 ///
 /// Usage: loan_benchmark [--rounds N] [--scale X] [--sizes 1k,64k,1m] [--json FILE]
-///                       [--commit SHA] [--idle-pause-ns N] [--smoke]
+///                       [--commit SHA] [--idle-pause-ns N] [--phase-times] [--smoke]
 /// --scale multiplies every message and sample count (1: about two minutes for 10 rounds).
 /// --idle-pause-ns (a diagnosis, 0 by default): the E2E consumer of every row waits N ns after
 /// a poll that found nothing, instead of polling again at once.
+/// --phase-times (a diagnosis): the E2E producer reads the time-stamp counter around each
+/// message's allocation (loan or new), fill and publish, and a table gives each phase per row.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -283,6 +285,36 @@ struct alignas(64) FrameSink {
 };
 
 constexpr uint32_t kSender = 1U;
+
+/// --phase-times: set once by main() before any measurement.
+bool g_phase_times = false;
+
+/// What the producer of a transport spent on each phase of its sends (ticks of Ticks::Read()),
+/// with --phase-times. Written by the producer thread only; MeasureE2E resets it before the timed
+/// sends and reads it after joining that thread.
+struct PhaseTicks {
+  uint64_t allocate = 0U;  ///< Loan, or new T (nothing for the copy through the ring).
+  uint64_t fill = 0U;      ///< Fill and the before-publish hook.
+  uint64_t publish = 0U;   ///< Publish or enqueue, retries included.
+  uint64_t sends = 0U;
+};
+PhaseTicks g_phase_ticks;
+
+/// Reads the counter when --phase-times is on (0 otherwise: the default run pays one branch).
+MCCC_ALWAYS_INLINE uint64_t PhaseStamp() {
+  return g_phase_times ? Ticks::Read() : 0U;
+}
+
+/// Adds one send's phases, stamped at its start, after allocation, after the fill and at its end.
+MCCC_ALWAYS_INLINE void CountPhases(uint64_t start, uint64_t allocated, uint64_t filled,
+                                    uint64_t end) {
+  if (g_phase_times) {
+    g_phase_ticks.allocate += allocated - start;
+    g_phase_ticks.fill += filled - allocated;
+    g_phase_ticks.publish += end - filled;
+    ++g_phase_ticks.sends;
+  }
+}
 constexpr mccc::MessagePriority kPriority = mccc::MessagePriority::kMedium;
 
 // ---------------------------------------------------------------------------------------------
@@ -330,18 +362,22 @@ class LoanTransport {
 
   template <typename BeforePublish>
   MCCC_ALWAYS_INLINE void Send(Producer& producer, uint64_t seq, BeforePublish&& before_publish) {
+    const uint64_t start = PhaseStamp();
     mccc::MessageLoan<T> loan = bus_->template Loan<T>(kPriority);
     while (!loan) {
       ++producer.waits;
       CpuRelax();
       loan = bus_->template Loan<T>(kPriority);
     }
+    const uint64_t allocated = PhaseStamp();
     Fill(*loan, seq);
     before_publish();
+    const uint64_t filled = PhaseStamp();
     while (!bus_->Publish(std::move(loan), kSender)) {
       ++producer.waits;
       CpuRelax();
     }
+    CountPhases(start, allocated, filled, PhaseStamp());
   }
 
   MCCC_ALWAYS_INLINE std::size_t Poll(Consumer&) { return bus_->ProcessBatch(); }
@@ -380,12 +416,15 @@ class CopyTransport {
   template <typename BeforePublish>
   MCCC_ALWAYS_INLINE void Send(Producer& producer, uint64_t seq, BeforePublish&& before_publish) {
     T& staging = *producer.staging;
+    const uint64_t start = PhaseStamp();
     Fill(staging, seq);
     before_publish();
+    const uint64_t filled = PhaseStamp();
     while (!bus_->Publish(staging, kSender)) {
       ++producer.waits;
       CpuRelax();
     }
+    CountPhases(start, start, filled, PhaseStamp());
   }
 
   MCCC_ALWAYS_INLINE std::size_t Poll(Consumer&) { return bus_->ProcessBatch(); }
@@ -438,13 +477,17 @@ class MoodycamelTransport {
 
   template <typename BeforePublish>
   MCCC_ALWAYS_INLINE void Send(Producer& producer, uint64_t seq, BeforePublish&& before_publish) {
+    const uint64_t start = PhaseStamp();
     std::unique_ptr<T> message(new T);  // default-initialised, as the loan
+    const uint64_t allocated = PhaseStamp();
     Fill(*message, seq);
     before_publish();
+    const uint64_t filled = PhaseStamp();
     while (!queue_->try_enqueue(*producer.token, std::move(message))) {
       ++producer.waits;
       CpuRelax();
     }
+    CountPhases(start, allocated, filled, PhaseStamp());
   }
 
   MCCC_ALWAYS_INLINE std::size_t Poll(Consumer& consumer) {
@@ -496,6 +539,10 @@ struct E2EOutcome {
   double minor_faults_per_msg = 0.0;
   double producer_waits_per_msg = 0.0;  ///< Refused loans / publishes the producer retried.
   double consumer_idle_polls_per_msg = 0.0;
+  // --phase-times: the producer's ns per message on each phase (0 without the option).
+  double allocate_ns = 0.0;
+  double fill_ns = 0.0;
+  double publish_ns = 0.0;
   bool valid = false;
 };
 
@@ -522,6 +569,7 @@ E2EOutcome MeasureE2E(uint64_t warmup, uint64_t messages, bool* pinned) {
           transport->Send(producer, i, nothing);
         }
         const uint64_t waits_before = producer.waits;
+        g_phase_ticks = PhaseTicks{};
         producer_start = ReadThreadCost();
         for (uint64_t i = warmup; i < total; ++i) {
           transport->Send(producer, i, nothing);
@@ -564,6 +612,12 @@ E2EOutcome MeasureE2E(uint64_t warmup, uint64_t messages, bool* pinned) {
         static_cast<double>(consumer_end.minor_faults - consumer_start.minor_faults) / consumed;
     out.producer_waits_per_msg = static_cast<double>(waits) / produced;
     out.consumer_idle_polls_per_msg = static_cast<double>(idle_polls) / consumed;
+  }
+  if (g_phase_ticks.sends != 0U) {
+    const double per_send = Ticks::NsPerTick() / static_cast<double>(g_phase_ticks.sends);
+    out.allocate_ns = static_cast<double>(g_phase_ticks.allocate) * per_send;
+    out.fill_ns = static_cast<double>(g_phase_ticks.fill) * per_send;
+    out.publish_ns = static_cast<double>(g_phase_ticks.publish) * per_send;
   }
   return out;
 }
@@ -818,6 +872,7 @@ struct Config {
   uint64_t small_messages = 1000000U;
   uint64_t pingpong = 200000U;
   uint64_t idle_pause_ns = 0U;
+  bool phase_times = false;
   std::vector<std::size_t> size_indices = {0U, 1U, 2U};
   std::string json;
   std::string commit;
@@ -864,6 +919,8 @@ bool Parse(int argc, char** argv, Config& c) {
       c.commit = next();
     } else if (a == "--idle-pause-ns") {
       c.idle_pause_ns = std::strtoull(next().c_str(), nullptr, 10);
+    } else if (a == "--phase-times") {
+      c.phase_times = true;
     } else if (a == "--smoke") {
       c.rounds = 2;
       c.scale = 0.01;
@@ -884,6 +941,7 @@ uint64_t Scaled(uint64_t n, double scale, uint64_t at_least) {
 
 struct RowSeries {
   std::vector<double> msgs_per_sec, heap_calls, minor_faults, producer_waits, idle_polls;
+  std::vector<double> allocate_ns, fill_phase_ns, publish_ns;  // --phase-times
   std::vector<double> p50, p99, max;
   bool all_valid = true;
 };
@@ -931,6 +989,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   g_idle_pause_ns = cfg.idle_pause_ns;
+  g_phase_times = cfg.phase_times;
   RunInfo info = StartRun("loan_benchmark", argc, argv, cfg.commit);
   std::vector<Row> all_rows = AllRows();
   std::vector<Row> rows;
@@ -988,6 +1047,9 @@ int main(int argc, char** argv) {
         s.minor_faults.push_back(o.minor_faults_per_msg);
         s.producer_waits.push_back(o.producer_waits_per_msg);
         s.idle_polls.push_back(o.consumer_idle_polls_per_msg);
+        s.allocate_ns.push_back(o.allocate_ns);
+        s.fill_phase_ns.push_back(o.fill_ns);
+        s.publish_ns.push_back(o.publish_ns);
         s.all_valid = s.all_valid && o.valid;
         e2e_this_round[row.way] = o.msgs_per_sec;
       }
@@ -1079,9 +1141,32 @@ int main(int argc, char** argv) {
       o.Sum("minor_faults_per_msg", Summarize(s.minor_faults));
       o.Sum("producer_waits_per_msg", Summarize(s.producer_waits));
       o.Sum("consumer_idle_polls_per_msg", Summarize(s.idle_polls));
+      if (cfg.phase_times) {
+        o.Sum("producer_allocate_ns", Summarize(s.allocate_ns));
+        o.Sum("producer_fill_ns", Summarize(s.fill_phase_ns));
+        o.Sum("producer_publish_ns", Summarize(s.publish_ns));
+      }
       o.Bool("checks_passed", s.all_valid);
       o.Raw("msgs_per_sec_samples", SamplesJson(s.msgs_per_sec));
       rows_json.push_back(o.Text());
+    }
+  }
+
+  if (cfg.phase_times) {
+    std::printf(
+        "\nProducer phases in the E2E runs (--phase-times: the time-stamp counter read four times "
+        "per message), ns per message, medians of %d rounds:\n",
+        cfg.rounds);
+    std::printf("  %-6s %-28s %10s %10s %10s\n", "size", "row", "allocate", "fill", "publish");
+    for (std::size_t size_index : cfg.size_indices) {
+      for (const Row& row : rows) {
+        if (row.size_index == size_index) {
+          const RowSeries& s = series[RowKey(row)];
+          std::printf("  %-6s %-28s %10.1f %10.1f %10.1f\n", kSizes[size_index].label,
+                      WayName(row.way), Median(s.allocate_ns), Median(s.fill_phase_ns),
+                      Median(s.publish_ns));
+        }
+      }
     }
   }
 
@@ -1224,7 +1309,7 @@ int main(int argc, char** argv) {
   protocol.Int("rounds", static_cast<uint64_t>(cfg.rounds)).Num("scale", cfg.scale);
   protocol.Int("read_windows", kReadWindows).Int("window_bytes", kWindowWords * 8U);
   protocol.Str("loan_priority", "MEDIUM").Int("small_pool_blocks", kSmallPoolBlocks);
-  protocol.Int("idle_pause_ns", cfg.idle_pause_ns);
+  protocol.Int("idle_pause_ns", cfg.idle_pause_ns).Bool("phase_times", cfg.phase_times);
   protocol.Int("small_messages", small_messages).Int("pingpong_iterations", cfg.pingpong);
   protocol.Int("cores", static_cast<uint64_t>(CoreCount()));
   results.Raw("protocol", protocol.Text());
