@@ -101,7 +101,6 @@ std::string Str(const std::map<std::string, std::string>& args, const char* key)
   return it == args.end() ? std::string() : it->second;
 }
 
-/// Latencies and throughput of one receiving run, printed as key=value lines.
 /// The value at quantile `q` (0..1) of sorted `sorted`: the sample at rank q * (n - 1), rounded
 /// down (0 when empty). Used for one run's figures and for the samples of all runs alike.
 double Quantile(const std::vector<uint64_t>& sorted, double q) {
@@ -111,6 +110,7 @@ double Quantile(const std::vector<uint64_t>& sorted, double q) {
                    sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1U))]);
 }
 
+/// Latencies and throughput of one receiving run, printed as key=value lines.
 struct Recorder {
   std::vector<uint64_t> latencies_ns;
   uint64_t count = 0U;
