@@ -300,6 +300,18 @@ inline uint64_t RoundUpPow2(std::size_t n) {
   return p;
 }
 
+/// @brief Copies a message into a reference ring's slot the way mccc copies one into its own
+/// (mccc/detail/word_copy.hpp: word by word when it is small and trivially copyable), so that
+/// the reference rings do not pay a store-forwarding stall that mccc avoids.
+template <typename P>
+MCCC_ALWAYS_INLINE void CopyIntoSlot(P& slot, const P& m) {
+  if constexpr (mccc::detail::kCopiesByWords<P>) {
+    mccc::detail::CopyByWords(slot, m);
+  } else {
+    slot = m;
+  }
+}
+
 /// @brief Reference SPSC ring: slots padded to whole 64-byte lines, the producer publishes its
 /// tail once per kBatch messages (or when it finds the ring full, or at Flush), the consumer
 /// takes everything up to the published tail and publishes its head once per poll. Nothing else:
@@ -334,7 +346,7 @@ class IdealHandoff {
         return false;
       }
     }
-    slots_[local_tail_ & mask_].value = m;
+    CopyIntoSlot(slots_[local_tail_ & mask_].value, m);
     ++local_tail_;
     if (++pending_ == batch_) {
       tail_.value.store(local_tail_, std::memory_order_release);

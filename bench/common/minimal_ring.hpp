@@ -110,7 +110,7 @@ class MinimalPromiseRing {
       }
     }
     Slot& slot = slots_[position & mask_];
-    slot.payload = m;
+    CopyIntoSlot(slot.payload, m);  // as mccc copies it (word by word when small)
     slot.stamp = stamp;
     // release: pairs with the consumer's acquire load in Poll; the payload is visible first.
     slot.sequence.store(position + 1U, std::memory_order_release);
