@@ -148,6 +148,7 @@ const char* const kIdeal = "ideal handoff (SPSC ring, 64 B lines)";
 // cycle-counter stamp per message, nothing else.
 const char* const kMinRingSp = "min ring SPSC (publish per message)";
 const char* const kMinRingSpStamp = "min ring SPSC + rdtsc per message";
+const char* const kMinRingSpOrderedStamp = "min ring SPSC + rdtscp per message";
 const char* const kMinRingMp = "min ring MPSC (CAS claim per message)";
 const char* const kMinRingMpStamp = "min ring MPSC + rdtsc (CAS + rdtsc per msg)";
 constexpr int kMinRingWaitPauses = 64;
@@ -187,6 +188,7 @@ std::vector<Contender> AllContenders() {
   v.push_back(Make<IdealFamily>(kIdeal, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<false, false>>(kMinRingSp, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<false, true>>(kMinRingSpStamp, Kind::kLimit));
+  v.push_back(Make<MinimalRingFamily<false, true, 0, true>>(kMinRingSpOrderedStamp, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<true, false>>(kMinRingMp, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<true, true>>(kMinRingMpStamp, Kind::kLimit));
   v.push_back(
@@ -824,12 +826,15 @@ int main(int argc, char** argv) {
     const std::string size = std::to_string(kSizes[size_index]) + " B";
     relation("E2E lanes(4) Publish / min ring SPSC + rdtsc, " + size,
              ratio(at(kLanesCb), at(kMinRingSpStamp)), "x");
+    relation("E2E lanes(4) Publish / min ring SPSC + rdtscp (mccc's ordered read), " + size,
+             ratio(at(kLanesCb), at(kMinRingSpOrderedStamp)), "x");
     relation("E2E lanes(4) PublishFast / moodycamel (tokens, bulk), " + size,
              ratio(at(kLanesCbFast), at(kMoodycamel)), "x");
     relation("E2E lanes(4) PublishFast / min ring SPSC, " + size,
              ratio(at(kLanesCbFast), at(kMinRingSp)), "x");
   }
-  for (const char* name : {kMinRingMpStamp, kMinRingMp, kMinRingSpStamp, kMinRingSp}) {
+  for (const char* name :
+       {kMinRingMpStamp, kMinRingMp, kMinRingSpStamp, kMinRingSpOrderedStamp, kMinRingSp}) {
     relation(std::string("Publish-only ") + name, Median(res.publish[name].values), "ns");
   }
   for (const char* name : {kMinRingMpStamp, kMinRingMpStampWait}) {

@@ -8,7 +8,8 @@
 ///   - optionally a shared claim: several producers and one exact bound, so the position is
 ///     taken with one atomic read-modify-write per message (mccc's MPSC admission),
 ///   - optionally a timestamp per message: one read of the cycle counter, stored raw (cheaper
-///     than any conversion to a time unit).
+///     than any conversion to a time unit); the unordered `rdtsc`, or the ordered read mccc's
+///     TscClock takes (`rdtscp`, after every earlier load: mccc::detail::TscSource::Ticks).
 /// No headers, no priorities, no statistics, no dispatch. `minimal ring / peer` is what the
 /// promises cost against a peer that does not make them; `mccc / minimal ring` is roughly
 /// mccc's own overhead. Roughly, not a strict bound: end to end, a consumer that is slower or
@@ -32,12 +33,15 @@ namespace mccc_bench {
 /// @tparam kSharedClaim true: any number of producers claim with a CAS on one tail; false: one
 ///         producer, plain stores.
 /// @tparam kStamp true: each message carries a raw cycle-counter reading taken by its publish.
+/// @tparam kOrderedStamp with kStamp: the reading is the ordered one mccc's TscClock takes
+///         (`rdtscp`), not the plain `rdtsc`.
 /// @tparam kIdleBackoffPauses the consumer's `pause` instructions after an empty poll (0: it
 ///         polls again at once, as every contender's consumer does). A consumer that waits
 ///         stops pulling the line the producer is writing, which the producer's locked claim
 ///         then waits for; the one variant with a backoff shows what that buys in throughput
 ///         and costs in latency.
-template <typename P, typename Sink, bool kSharedClaim, bool kStamp, int kIdleBackoffPauses>
+template <typename P, typename Sink, bool kSharedClaim, bool kStamp, int kIdleBackoffPauses,
+          bool kOrderedStamp>
 class MinimalPromiseRing {
  public:
   static constexpr int kMaxProducers = kSharedClaim ? mccc_bench::kMaxProducers : 1;
@@ -68,7 +72,11 @@ class MinimalPromiseRing {
   MCCC_ALWAYS_INLINE bool TryPush(Producer& producer, const P& m) {
     uint64_t stamp = 0U;
     if constexpr (kStamp) {
+#if MCCC_HAS_TSC_SOURCE
+      stamp = kOrderedStamp ? mccc::detail::TscSource::Ticks() : Ticks::Read();
+#else
       stamp = Ticks::Read();
+#endif
     }
     uint64_t position = 0U;
     if constexpr (kSharedClaim) {
@@ -119,7 +127,9 @@ class MinimalPromiseRing {
 
   void Flush(Producer&) {}
 
-  Consumer MakeConsumer() { return Consumer{}; }
+  Consumer MakeConsumer() {
+    return Consumer{};
+  }
 
   MCCC_ALWAYS_INLINE std::size_t Poll(Consumer&) {
     const uint64_t first = local_head_;
@@ -153,7 +163,9 @@ class MinimalPromiseRing {
   }
 
   /// Sum of the stamps seen (kept so that the consumer's read of them is not optimised away).
-  uint64_t stamp_sum() const { return stamp_sum_; }
+  uint64_t stamp_sum() const {
+    return stamp_sum_;
+  }
 
  private:
   /// Messages per Poll at most, as the peers' bulk dequeue (kBulk in peers.hpp).
@@ -177,10 +189,10 @@ class MinimalPromiseRing {
 };
 
 /// @brief Family wrapper for MinimalPromiseRing.
-template <bool kSharedClaim, bool kStamp, int kIdleBackoffPauses = 0>
+template <bool kSharedClaim, bool kStamp, int kIdleBackoffPauses = 0, bool kOrderedStamp = false>
 struct MinimalRingFamily {
   template <typename P, typename S>
-  using Type = MinimalPromiseRing<P, S, kSharedClaim, kStamp, kIdleBackoffPauses>;
+  using Type = MinimalPromiseRing<P, S, kSharedClaim, kStamp, kIdleBackoffPauses, kOrderedStamp>;
 };
 
 }  // namespace mccc_bench
