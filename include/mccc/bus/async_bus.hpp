@@ -617,21 +617,12 @@ class AsyncBus
     const auto build = [this, messages, sender_id, priority](void* storage, Position position,
                                                              uint32_t index,
                                                              uint64_t timestamp_us) noexcept {
-      if constexpr (detail::kCopiesByWords<T>) {
-        // Read word by word: the caller has usually just written the array (word_copy.hpp). The
-        // message is value-initialised in its slot and then overwritten: those few extra stores
-        // go to lines the copy writes anyway.
-        StoredEnvelope* stored = nullptr;
-        // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): deviation D-01
-        stored = ::new (storage)
-            StoredEnvelope{Layout::ToStored(HeaderAt(position, timestamp_us, sender_id, priority)),
-                           Payload(std::in_place_type<T>)};
-        detail::CopyByWords(*std::get_if<T>(&stored->payload), messages[index]);
-      } else {
-        ::new (storage)
-            StoredEnvelope{Layout::ToStored(HeaderAt(position, timestamp_us, sender_id, priority)),
-                           Payload(std::in_place_type<T>, messages[index])};
-      }
+      // The ordinary copy: a batch's array is usually filled before the call, so its later
+      // entries no longer sit in the store buffer and word loads would only add instructions
+      // (word_copy.hpp covers single publishes).
+      ::new (storage)
+          StoredEnvelope{Layout::ToStored(HeaderAt(position, timestamp_us, sender_id, priority)),
+                         Payload(std::in_place_type<T>, messages[index])};
     };
     // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     RingBatchClaim<Position> claim{};
