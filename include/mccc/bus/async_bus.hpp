@@ -1223,7 +1223,10 @@ class AsyncBus
                                   ::new (storage) StoredEnvelope{Layout::ToStored(header),
                                                                  Payload(std::forward<T>(message))};
                                 });
-    } else if constexpr (detail::kCopiesByWords<Message>) {
+    } else if constexpr (detail::kCopiesByWords<Message> &&
+                         std::is_nothrow_constructible_v<Message, T&&>) {
+      // (Only where the ordinary copy or move is allowed: a type whose copy is deleted is
+      // refused below, not copied as bytes.)
       // Read word by word: the caller has usually just written the message (word_copy.hpp). The
       // message is value-initialised in its slot and then overwritten: those few extra stores go
       // to lines the copy writes anyway.
@@ -1244,6 +1247,9 @@ class AsyncBus
                                                                         std::forward<T>(message))};
                                 });
     } else {
+      static_assert(std::is_constructible_v<Message, T&&>,
+                    "mccc: Publish: this message cannot be copied (its copy constructor is "
+                    "deleted); publish it by moving it: Publish(std::move(message), sender)");
       // A copy that may throw is made before claiming a slot (a claimed slot must always be
       // completed); the move into the slot cannot throw (checked for every alternative).
       Message copy(message);
