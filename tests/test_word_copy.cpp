@@ -191,7 +191,7 @@ void PublishEveryRouteAndCheck(Bus& bus, Publisher& publisher) {
   ASSERT_EQ(received.vectors.size(), kCount);
   ASSERT_EQ(received.byte_arrays.size(), kCount);
   ASSERT_EQ(received.big_frames.size(), kCount);
-  for (uint64_t i = 0U; i < kCount; ++i) {
+  for (std::size_t i = 0U; i < kCount; ++i) {  // size_t: a vector index on 32-bit targets too
     ExpectFrame(received.frames[i], i);
     EXPECT_EQ(received.vectors[i].x, static_cast<float>(i));
     EXPECT_EQ(received.vectors[i].y, 2.0F);
