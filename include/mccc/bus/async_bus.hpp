@@ -1225,11 +1225,10 @@ class AsyncBus
                                 });
     } else if constexpr (detail::kCopiesByWords<Message> &&
                          std::is_nothrow_constructible_v<Message, T&&>) {
-      // (Only where the ordinary copy or move is allowed: a type whose copy is deleted is
-      // refused below, not copied as bytes.)
       // Read word by word: the caller has usually just written the message (word_copy.hpp). The
       // message is value-initialised in its slot and then overwritten: those few extra stores go
-      // to lines the copy writes anyway.
+      // to lines the copy writes anyway. Only where the ordinary copy or move is allowed: a type
+      // whose copy constructor is deleted is refused below, never copied as bytes.
       return PublishConstructed(
           producer, sender_id, priority, stamp,
           [&](void* storage, const MessageHeader& header) noexcept {
