@@ -28,6 +28,7 @@
 #include "common/adapters.hpp"
 #include "common/harness.hpp"
 #include "common/high_flood.hpp"
+#include "common/minimal_lane.hpp"
 #include "common/minimal_ring.hpp"
 #include "common/peers.hpp"
 #include "common/report.hpp"
@@ -152,6 +153,9 @@ const char* const kMinRingSpOrderedStamp = "min ring SPSC + rdtscp per message";
 const char* const kMinRingMp = "min ring MPSC (CAS claim per message)";
 const char* const kMinRingMpStamp = "min ring MPSC + rdtsc (CAS + rdtsc per msg)";
 constexpr int kMinRingWaitPauses = 64;
+// The minimal lane (common/minimal_lane.hpp): the producer lanes' layout alone.
+const char* const kMinLaneStamp = "min lane SPSC + rdtsc (compact slots, tail index)";
+const char* const kMinLaneOrderedStamp = "min lane SPSC + rdtscp (compact slots, tail index)";
 const char* const kMinRingMpStampWait = "min ring MPSC + rdtsc, idle consumer waits";
 
 std::vector<Contender> AllContenders() {
@@ -189,6 +193,8 @@ std::vector<Contender> AllContenders() {
   v.push_back(Make<MinimalRingFamily<false, false>>(kMinRingSp, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<false, true>>(kMinRingSpStamp, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<false, true, 0, true>>(kMinRingSpOrderedStamp, Kind::kLimit));
+  v.push_back(Make<MinimalLaneFamily<false>>(kMinLaneStamp, Kind::kLimit));
+  v.push_back(Make<MinimalLaneFamily<true>>(kMinLaneOrderedStamp, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<true, false>>(kMinRingMp, Kind::kLimit));
   v.push_back(Make<MinimalRingFamily<true, true>>(kMinRingMpStamp, Kind::kLimit));
   v.push_back(
@@ -417,7 +423,7 @@ std::vector<FloodCase> FloodCases() {
 }
 
 struct FloodSeries {
-  std::vector<double> p50, p99, max, dispatch_ns, fill;
+  std::vector<double> p50, p99, max, dispatch_ns, fill, publish_p50, publish_p99, after_p99;
   uint64_t low_refused = 0U;
   uint64_t high_refused = 0U;
   uint64_t consumer_preempted = 0U;
@@ -433,6 +439,9 @@ struct FloodSeries {
     max.push_back(o.max);
     dispatch_ns.push_back(o.dispatch_ns);
     fill.push_back(o.fill_percent);
+    publish_p50.push_back(o.publish_p50);
+    publish_p99.push_back(o.publish_p99);
+    after_p99.push_back(o.after_p99);
     low_refused += o.low_refused;
     high_refused += o.high_refused;
     all_valid = all_valid && o.valid;
@@ -659,28 +668,37 @@ int main(int argc, char** argv) {
         "while measuring, all rounds (other programs taking their cores; each can hold a HIGH "
         "message for milliseconds); HIGHref = HIGH publishes refused and retried (HIGH lane, or "
         "ring, full while the consumer was away); RT = consumer, flooder and HIGH publisher at "
-        "SCHED_FIFO priority (no-RT: not permitted here)\n");
-    std::printf("  %-46s %9s %9s %10s %9s %9s %9s %6s %9s %8s %6s\n", "case", "P50", "P99", "max",
-                "dispatch", "bound", "P99/bnd", "fill%", "preempt", "HIGHref", "check");
+        "SCHED_FIFO priority (no-RT: not permitted here); pub P50/P99 = the HIGH publish call "
+        "alone (from the stamp to its return: the publisher's part of the latency), rest P99 = "
+        "P99 of what follows it (the call's return -> start of the callback)\n");
+    std::printf("  %-46s %9s %9s %10s %9s %9s %9s %6s %9s %8s %7s %7s %7s %6s\n", "case", "P50",
+                "P99", "max", "dispatch", "bound", "P99/bnd", "fill%", "preempt", "HIGHref",
+                "pubP50", "pubP99", "restP99", "check");
     for (const FloodCase& f : flood_cases) {
       const FloodSeries& fs = res.flood[f.name];
       const double p99 = Median(fs.p99);
       const double dispatch = Median(fs.dispatch_ns);
       const double bound = 2.0 * pingpong.median + dispatch;
       const Summary mx = Summarize(fs.max);
-      std::printf("  %-46s %9.0f %9.0f %10.0f %9.1f %9.1f %9.2f %6.1f %4llu/%-4llu %8llu %6s\n",
-                  f.name.c_str(), Median(fs.p50), p99, mx.max, dispatch, bound,
-                  bound > 0.0 ? p99 / bound : 0.0, Median(fs.fill),
-                  static_cast<unsigned long long>(fs.consumer_preempted),
-                  static_cast<unsigned long long>(fs.publisher_preempted),
-                  static_cast<unsigned long long>(fs.high_refused),
-                  !fs.all_valid        ? "FAIL"
-                  : fs.realtime_failed ? "no-RT"
-                                       : "ok");
+      std::printf(
+          "  %-46s %9.0f %9.0f %10.0f %9.1f %9.1f %9.2f %6.1f %4llu/%-4llu %8llu %7.0f %7.0f "
+          "%7.0f %6s\n",
+          f.name.c_str(), Median(fs.p50), p99, mx.max, dispatch, bound,
+          bound > 0.0 ? p99 / bound : 0.0, Median(fs.fill),
+          static_cast<unsigned long long>(fs.consumer_preempted),
+          static_cast<unsigned long long>(fs.publisher_preempted),
+          static_cast<unsigned long long>(fs.high_refused), Median(fs.publish_p50),
+          Median(fs.publish_p99), Median(fs.after_p99),
+          !fs.all_valid        ? "FAIL"
+          : fs.realtime_failed ? "no-RT"
+                               : "ok");
       JsonObject o;
       o.Str("case", f.name).Int("normal_ring_depth", f.depth).Bool("high_lane", f.high_lane);
       o.Sum("p50_ns", Summarize(fs.p50)).Sum("p99_ns", Summarize(fs.p99)).Sum("max_ns", mx);
       o.Sum("dispatch_ns", Summarize(fs.dispatch_ns)).Num("bound_ns", bound);
+      o.Sum("publish_call_p50_ns", Summarize(fs.publish_p50))
+          .Sum("publish_call_p99_ns", Summarize(fs.publish_p99))
+          .Sum("after_publish_p99_ns", Summarize(fs.after_p99));
       o.Sum("normal_ring_fill_percent", Summarize(fs.fill));
       o.Int("low_refused", fs.low_refused).Int("high_refused", fs.high_refused);
       o.Int("consumer_involuntary_switches", fs.consumer_preempted);
@@ -828,13 +846,17 @@ int main(int argc, char** argv) {
              ratio(at(kLanesCb), at(kMinRingSpStamp)), "x");
     relation("E2E lanes(4) Publish / min ring SPSC + rdtscp (mccc's ordered read), " + size,
              ratio(at(kLanesCb), at(kMinRingSpOrderedStamp)), "x");
+    relation("E2E min lane SPSC + rdtsc / min ring SPSC + rdtsc, " + size,
+             ratio(at(kMinLaneStamp), at(kMinRingSpStamp)), "x");
+    relation("E2E lanes(4) Publish / min lane SPSC + rdtscp (same layout and read), " + size,
+             ratio(at(kLanesCb), at(kMinLaneOrderedStamp)), "x");
     relation("E2E lanes(4) PublishFast / moodycamel (tokens, bulk), " + size,
              ratio(at(kLanesCbFast), at(kMoodycamel)), "x");
     relation("E2E lanes(4) PublishFast / min ring SPSC, " + size,
              ratio(at(kLanesCbFast), at(kMinRingSp)), "x");
   }
-  for (const char* name :
-       {kMinRingMpStamp, kMinRingMp, kMinRingSpStamp, kMinRingSpOrderedStamp, kMinRingSp}) {
+  for (const char* name : {kMinRingMpStamp, kMinRingMp, kMinRingSpStamp, kMinRingSpOrderedStamp,
+                           kMinRingSp, kMinLaneStamp, kMinLaneOrderedStamp}) {
     relation(std::string("Publish-only ") + name, Median(res.publish[name].values), "ns");
   }
   for (const char* name : {kMinRingMpStamp, kMinRingMpStampWait}) {
