@@ -78,6 +78,20 @@ class Ticks {
 #endif
   }
 
+  /// @brief A reading taken only after every earlier load has completed, and before any later
+  /// instruction starts (`rdtscp; lfence` on x86): a stamp that measures what follows it, not
+  /// the loads that precede it. The same time line as Read().
+  static uint64_t ReadOrdered() {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned int processor = 0U;
+    const uint64_t ticks = __builtin_ia32_rdtscp(&processor);
+    __builtin_ia32_lfence();
+    return ticks;
+#else
+    return NowNs();
+#endif
+  }
+
   /// @brief Nanoseconds per tick (calibrated on first use, ~20 ms).
   static double NsPerTick() {
     static const double value = Calibrate();
