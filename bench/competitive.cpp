@@ -153,10 +153,10 @@ const char* const kMinRingSpOrderedStamp = "min ring SPSC + rdtscp per message";
 const char* const kMinRingMp = "min ring MPSC (CAS claim per message)";
 const char* const kMinRingMpStamp = "min ring MPSC + rdtsc (CAS + rdtsc per msg)";
 constexpr int kMinRingWaitPauses = 64;
+const char* const kMinRingMpStampWait = "min ring MPSC + rdtsc, idle consumer waits";
 // The minimal lane (common/minimal_lane.hpp): the producer lanes' layout alone.
 const char* const kMinLaneStamp = "min lane SPSC + rdtsc (compact slots, tail index)";
 const char* const kMinLaneOrderedStamp = "min lane SPSC + rdtscp (compact slots, tail index)";
-const char* const kMinRingMpStampWait = "min ring MPSC + rdtsc, idle consumer waits";
 
 std::vector<Contender> AllContenders() {
   std::vector<Contender> v;
