@@ -71,16 +71,9 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Timing
 // ---------------------------------------------------------------------------------------------
-/// One edge of a timed interval (see the file comment).
+/// One edge of a timed interval (see the file comment): the harness's ordered read.
 inline uint64_t TimerEdge() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned int aux = 0U;
-  const uint64_t ticks = __rdtscp(&aux);
-  _mm_lfence();
-  return ticks;
-#else
-  return mccc_bench::NowNs();
-#endif
+  return mccc_bench::Ticks::ReadOrdered();
 }
 
 /// The counter without ordering: for pacing only.
