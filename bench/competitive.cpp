@@ -338,6 +338,7 @@ bool Parse(int argc, char** argv, Config& c) {
 /// Samples of one series plus whether every run passed the sequence check.
 struct Series {
   std::vector<double> values;
+  std::vector<double> per_poll;  // E2E: messages per delivering consumer poll, per round
   bool all_valid = true;
   bool skipped = false;
   void Add(const Outcome& o) {
@@ -346,6 +347,7 @@ struct Series {
       return;
     }
     values.push_back(o.value);
+    per_poll.push_back(o.per_poll);
     all_valid = all_valid && o.valid;
   }
 };
@@ -561,16 +563,17 @@ int main(int argc, char** argv) {
           kSizes[size_index], producers,
           Oversubscribed(producers) ? " OVERSUBSCRIBED (producers + consumer > cores)" : "",
           static_cast<unsigned long long>(cfg.messages), cfg.rounds);
-      std::printf("  %-44s %9s %9s %9s %9s %6s\n", "contender", "median", "min", "max", "x ideal",
-                  "check");
+      std::printf("  %-44s %9s %9s %9s %9s %9s %6s\n", "contender", "median", "min", "max",
+                  "x ideal", "msg/poll", "check");
       for (const Contender& c : contenders) {
         auto it = res.e2e.find({c.name, {size_index, producers}});
         if (it == res.e2e.end() || it->second.values.empty()) {
           continue;
         }
         const Summary s = Summarize(it->second.values);
-        std::printf("  %-44s %9.2f %9.2f %9.2f %9.3f %6s\n", c.name.c_str(), s.median / 1e6,
-                    s.min / 1e6, s.max / 1e6, ideal > 0.0 ? s.median / ideal : 0.0,
+        const Summary per_poll = Summarize(it->second.per_poll);
+        std::printf("  %-44s %9.2f %9.2f %9.2f %9.3f %9.1f %6s\n", c.name.c_str(), s.median / 1e6,
+                    s.min / 1e6, s.max / 1e6, ideal > 0.0 ? s.median / ideal : 0.0, per_poll.median,
                     it->second.all_valid ? "ok" : "FAIL");
         JsonObject o;
         o.Str("contender", c.name).Str("kind", KindName(c.kind));
@@ -582,6 +585,14 @@ int main(int argc, char** argv) {
         o.Raw("samples", JArray([&]() {
                 std::vector<std::string> v;
                 for (double x : it->second.values) {
+                  v.push_back(JNum(x));
+                }
+                return v;
+              }()));
+        o.Sum("messages_per_poll", per_poll);
+        o.Raw("messages_per_poll_samples", JArray([&]() {
+                std::vector<std::string> v;
+                for (double x : it->second.per_poll) {
                   v.push_back(JNum(x));
                 }
                 return v;
@@ -889,6 +900,14 @@ int main(int argc, char** argv) {
   protocol.Int("cores", static_cast<uint64_t>(CoreCount()));
   results.Raw("protocol", protocol.Text());
   results.Sum("one_way_handoff_ns", pingpong);
+  // Per round, in round order (as every row's "samples"): which rounds ran near and which far.
+  results.Raw("one_way_handoff_samples_ns", JArray([&]() {
+                std::vector<std::string> v;
+                for (double x : res.pingpong_ns) {
+                  v.push_back(JNum(x));
+                }
+                return v;
+              }()));
   results.Raw("e2e", JArray(e2e_json));
   results.Raw("publish_only", JArray(publish_json));
   results.Raw("latency", JArray(latency_json));

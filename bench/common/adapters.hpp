@@ -441,12 +441,18 @@ inline void PushUntilAdmitted(Adapter& q, Producer& producer, const P& m) {
 }
 
 /// @brief The consumer's side of every timed run: poll until the sink has seen `total`.
+/// Returns how many polls delivered something (one increment per poll, the same for every
+/// contender), from which RunE2E reports the consumer's mean batch.
 template <typename Adapter, typename Sink>
-inline void ConsumeUntil(Adapter& q, const Sink& sink, uint64_t total) {
+inline uint64_t ConsumeUntil(Adapter& q, const Sink& sink, uint64_t total) {
   auto consumer = q.MakeConsumer();
+  uint64_t delivering_polls = 0U;
   while (sink.count < total) {
-    q.Poll(consumer);
+    if (q.Poll(consumer) != 0U) {
+      ++delivering_polls;
+    }
   }
+  return delivering_polls;
 }
 
 /// @brief One measurement's outcome.
@@ -454,6 +460,10 @@ struct Outcome {
   double value = 0.0;    ///< msg/s, ns/msg, or ns (see the runner).
   bool valid = false;    ///< Every message arrived exactly once and in order.
   bool skipped = false;  ///< The contender does not support this protocol.
+  /// E2E only: messages per consumer poll that delivered something (0: not measured). Near 1,
+  /// the consumer keeps up with the producers and reads each line as soon as it is written;
+  /// large, it runs behind them and takes finished lines in batches.
+  double per_poll = 0.0;
 };
 
 /// @brief Latency percentiles in ns of one run.
@@ -495,6 +505,7 @@ Outcome RunE2E(uint64_t messages, int producers, bool* pinned) {
   auto q = std::make_unique<Adapter>(options, *sink);
   const P proto = Prototype<P>();
   double seconds = 0.0;
+  uint64_t delivering_polls = 0U;  // stays 0 for synchronous adapters (no consumer)
   if constexpr (Adapter::kSynchronous) {
     seconds = RunOnProducerCore<double>(
         [&]() {
@@ -530,10 +541,13 @@ Outcome RunE2E(uint64_t messages, int producers, bool* pinned) {
           }
           q->Flush(producer);
         },
-        [&]() { ConsumeUntil(*q, *sink, total); }, pinned);
+        [&]() { delivering_polls = ConsumeUntil(*q, *sink, total); }, pinned);
   }
   out.valid = sink->count == total && sink->errors == 0U && AdapterValid(*q, 0);
   out.value = seconds > 0.0 ? static_cast<double>(total) / seconds : 0.0;
+  out.per_poll = delivering_polls > 0U
+                     ? static_cast<double>(total) / static_cast<double>(delivering_polls)
+                     : 0.0;
   return out;
 }
 
