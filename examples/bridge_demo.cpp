@@ -174,6 +174,10 @@ int RunSensor(const std::string& base) {
   mccc::bridge::ZmqContext context;
   mccc::bridge::ExporterOptions options;
   options.endpoints = mccc::bridge::ChannelEndpoints::FromBase(base);
+  // The controller confirms each end of stream once it has read it, normally within
+  // milliseconds; a slow build of this demo (ThreadSanitizer on a loaded machine) can take
+  // seconds, which the default second would count as unconfirmed.
+  options.stop_confirm_timeout_ms = 10000U;
   mccc::bridge::Exporter<Bus, Selection> exporter(*bus, context, options);
   if (!exporter.Start()) {
     std::printf("sensor: cannot connect: %s\n", exporter.LastError().c_str());

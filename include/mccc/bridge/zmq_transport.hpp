@@ -24,6 +24,14 @@
 /// a new frame or by Stop. zmq_poll reads each socket's ZMQ_EVENTS before it sleeps, so a socket
 /// that is already readable or writable ends the wait at once (the edge-triggered ZMQ_FD is
 /// never used directly).
+///
+/// Every part this file sends is written into a ZeroMQ message of its own (zmq_msg_init_size),
+/// not copied by zmq_send: over inproc:// libzmq hands that very buffer to the receiving thread
+/// through its own lock-free pipes, which a ThreadSanitizer build cannot see (libzmq is not
+/// built with it). Such a build marks the hand-over where it happens, a release on the bytes
+/// before the send and an acquire on them after the receive, so that it checks every access of
+/// the bridge's own threads without a suppression that would depend on TSan still holding the
+/// stack of libzmq's copy.
 #ifndef MCCC_BRIDGE_ZMQ_TRANSPORT_HPP_
 #define MCCC_BRIDGE_ZMQ_TRANSPORT_HPP_
 
@@ -35,7 +43,6 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -45,6 +52,10 @@
 
 #include "mccc/bridge/channel.hpp"
 #include "mccc/config.hpp"
+
+#if MCCC_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 namespace mccc {
 namespace bridge {
@@ -243,7 +254,11 @@ class ZmqTransport {
 
     /// Receives the next part from `socket` without blocking.
     bool Receive(void* socket) noexcept {
-      return zmq_msg_recv(&message_, socket, ZMQ_DONTWAIT) >= 0;
+      if (zmq_msg_recv(&message_, socket, ZMQ_DONTWAIT) < 0) {
+        return false;
+      }
+      MarkReceived(zmq_msg_data(&message_));
+      return true;
     }
     /// True when another part of the same message follows.
     bool More() noexcept { return zmq_msg_more(&message_) != 0; }
@@ -259,7 +274,61 @@ class ZmqTransport {
                                                          : SendStatus::kFailed;
   }
 
+  /// ThreadSanitizer builds: the sending half of a message's hand-over (file comment), after the
+  /// last write to its bytes; pairs with MarkReceived on the same bytes. Nothing elsewhere.
+  static void ReleaseForTsan(void* bytes) noexcept {
+#if MCCC_TSAN
+    __tsan_release(bytes);
+#else
+    static_cast<void>(bytes);
+#endif
+  }
+
  public:
+  /// @brief ThreadSanitizer builds: the receiving half of a message's hand-over (file comment),
+  /// called with the bytes of every part received (HeldMessage does it for the bridge's own
+  /// receives; a tool that relays bridge messages with the raw ZeroMQ API calls it too). Nothing
+  /// in other builds. Thread-safe.
+  static void MarkReceived(void* bytes) noexcept {
+#if MCCC_TSAN
+    __tsan_acquire(bytes);
+#else
+    static_cast<void>(bytes);
+#endif
+  }
+
+  /// @brief Sends `parts` back to back as one ZeroMQ message part on `socket` (`flags`:
+  /// ZMQ_DONTWAIT to never block, ZMQ_SNDMORE when another part of the same message follows).
+  /// The bytes are written into a message of ZeroMQ's own, which then owns them (file comment).
+  /// kWouldBlock: not taken (high-water mark, or EINTR); kFailed: an error. Thread-safe as
+  /// ZeroMQ's socket allows (one thread per socket).
+  static SendStatus SendGathered(void* socket, const ByteSpan* parts, std::size_t count,
+                                 int flags) noexcept {
+    std::size_t total = 0U;
+    for (std::size_t i = 0U; i < count; ++i) {
+      total += parts[i].size;
+    }
+    zmq_msg_t message{};
+    if (zmq_msg_init_size(&message, total) != 0) {
+      return SendStatus::kFailed;  // ENOMEM: libzmq could not allocate the message
+    }
+    auto* bytes = static_cast<uint8_t*>(zmq_msg_data(&message));
+    std::size_t offset = 0U;
+    for (std::size_t i = 0U; i < count; ++i) {
+      if (parts[i].size != 0U) {
+        static_cast<void>(std::memcpy(bytes + offset, parts[i].data, parts[i].size));
+      }
+      offset += parts[i].size;
+    }
+    ReleaseForTsan(bytes);
+    if (zmq_msg_send(&message, socket, flags) >= 0) {
+      return SendStatus::kSent;  // the message is ZeroMQ's now
+    }
+    const SendStatus status = StatusOfFailedSend();  // before close, which may set errno
+    static_cast<void>(zmq_msg_close(&message));      // still ours after a failed send
+    return status;
+  }
+
   /// @brief A ZeroMQ context: create one per process and give it to every exporter and importer
   /// (inproc:// endpoints only connect within one context). Destroy it after them.
   class Context {
@@ -305,43 +374,14 @@ class ZmqTransport {
 
     /// @brief Hands one frame to `channel` without blocking.
     SendStatus TrySend(Channel channel, const uint8_t* data, std::size_t size) noexcept {
-      if (zmq_send(link_.Socket(channel), data, size, ZMQ_DONTWAIT) >= 0) {
-        return SendStatus::kSent;
-      }
-      return StatusOfFailedSend();
+      const ByteSpan frame{data, size};
+      return SendGathered(link_.Socket(channel), &frame, 1U, ZMQ_DONTWAIT);
     }
 
     /// @brief Hands `count` frames to `channel` as one message, without blocking: all of them
-    /// are taken or none.
+    /// are taken or none. They are written once, straight into ZeroMQ's message.
     SendStatus TrySendParts(Channel channel, const ByteSpan* parts, std::size_t count) noexcept {
-      if (count == 1U) {
-        return TrySend(channel, parts[0].data, parts[0].size);
-      }
-      std::size_t total = 0U;
-      for (std::size_t i = 0U; i < count; ++i) {
-        total += parts[i].size;
-      }
-      // The frames are gathered here and zmq_send copies them into ZeroMQ's own message, as for
-      // a single frame: writing straight into a zmq_msg_t would save that copy, but the bytes
-      // would then cross threads through libzmq's pipes (inproc://) without ZeroMQ code having
-      // written them, which a ThreadSanitizer build cannot see as synchronised.
-      if (staging_.size() < total) {
-#if MCCC_HAS_EXCEPTIONS
-        try {
-          staging_.resize(total);
-        } catch (...) {
-          return SendStatus::kFailed;
-        }
-#else
-        staging_.resize(total);
-#endif
-      }
-      std::size_t offset = 0U;
-      for (std::size_t i = 0U; i < count; ++i) {
-        static_cast<void>(std::memcpy(staging_.data() + offset, parts[i].data, parts[i].size));
-        offset += parts[i].size;
-      }
-      return TrySend(channel, staging_.data(), total);
+      return SendGathered(link_.Socket(channel), parts, count, ZMQ_DONTWAIT);
     }
 
     /// @brief Sleeps until a wanted channel can take a frame, Wake() is called or `timeout_ms`.
@@ -373,20 +413,15 @@ class ZmqTransport {
     }
 
     /// @brief Ends a Wait now or makes the next one return at once. Thread-safe.
-    void Wake() noexcept {
-      link_.Wake();
-    }
+    void Wake() noexcept { link_.Wake(); }
 
     /// @brief The address a bound channel got (resolves "tcp://host:*").
-    std::string BoundEndpoint(Channel channel) const {
-      return link_.BoundEndpoint(channel);
-    }
+    std::string BoundEndpoint(Channel channel) const { return link_.BoundEndpoint(channel); }
 
    private:
     Link link_;
     std::array<HeldMessage, kChannelCount> replies_{};
     HeldMessage spare_;
-    std::vector<uint8_t> staging_;  // frames gathered for one message; grows to the largest
   };
 
   /// @brief Importer side: one ROUTER socket per channel (it knows which exporter sent a frame).
@@ -438,8 +473,10 @@ class ZmqTransport {
         return StatusOfFailedSend();
       }
       // Once the routing id was accepted, the last part is taken (ZeroMQ sends messages whole).
-      return zmq_send(socket, data, size, ZMQ_DONTWAIT) >= 0 ? SendStatus::kSent
-                                                             : SendStatus::kFailed;
+      const ByteSpan reply{data, size};
+      return SendGathered(socket, &reply, 1U, ZMQ_DONTWAIT) == SendStatus::kSent
+                 ? SendStatus::kSent
+                 : SendStatus::kFailed;
     }
 
     /// @brief Sleeps until a frame may be there, Wake() is called or `timeout_ms` passed.
