@@ -285,10 +285,10 @@ class ZmqTransport {
   }
 
  public:
-  /// @brief ThreadSanitizer builds: the receiving half of a message's hand-over (file comment),
-  /// called with the bytes of every part received (HeldMessage does it for the bridge's own
-  /// receives; a tool that relays bridge messages with the raw ZeroMQ API calls it too). Nothing
-  /// in other builds. Thread-safe.
+  /// @brief ThreadSanitizer builds: the receiving half of a message's hand-over (file comment;
+  /// pairs with the release in SendGathered on the same bytes), called with the bytes of every
+  /// part received (HeldMessage does it for the bridge's own receives; a tool that relays bridge
+  /// messages with the raw ZeroMQ API calls it too). Nothing in other builds. Thread-safe.
   static void MarkReceived(void* bytes) noexcept {
 #if MCCC_TSAN
     __tsan_acquire(bytes);
