@@ -582,21 +582,9 @@ int main(int argc, char** argv) {
         o.Bool("oversubscribed", Oversubscribed(producers));
         o.Sum("msgs_per_sec", s).Num("fraction_of_ideal", ideal > 0.0 ? s.median / ideal : 0.0);
         o.Bool("sequence_check_passed", it->second.all_valid);
-        o.Raw("samples", JArray([&]() {
-                std::vector<std::string> v;
-                for (double x : it->second.values) {
-                  v.push_back(JNum(x));
-                }
-                return v;
-              }()));
+        o.Raw("samples", SamplesJson(it->second.values));
         o.Sum("messages_per_poll", per_poll);
-        o.Raw("messages_per_poll_samples", JArray([&]() {
-                std::vector<std::string> v;
-                for (double x : it->second.per_poll) {
-                  v.push_back(JNum(x));
-                }
-                return v;
-              }()));
+        o.Raw("messages_per_poll_samples", SamplesJson(it->second.per_poll));
         e2e_json.push_back(o.Text());
       }
     }
@@ -901,13 +889,7 @@ int main(int argc, char** argv) {
   results.Raw("protocol", protocol.Text());
   results.Sum("one_way_handoff_ns", pingpong);
   // Per round, in round order (as every row's "samples"): which rounds ran near and which far.
-  results.Raw("one_way_handoff_samples_ns", JArray([&]() {
-                std::vector<std::string> v;
-                for (double x : res.pingpong_ns) {
-                  v.push_back(JNum(x));
-                }
-                return v;
-              }()));
+  results.Raw("one_way_handoff_samples_ns", SamplesJson(res.pingpong_ns));
   results.Raw("e2e", JArray(e2e_json));
   results.Raw("publish_only", JArray(publish_json));
   results.Raw("latency", JArray(latency_json));

@@ -954,15 +954,6 @@ std::string RowKey(const Row& row) {
   return std::string(kSizes[row.size_index].label) + " | " + WayName(row.way);
 }
 
-std::string SamplesJson(const std::vector<double>& v) {
-  std::vector<std::string> items;
-  items.reserve(v.size());
-  for (double x : v) {
-    items.push_back(JNum(x));
-  }
-  return JArray(items);
-}
-
 double Ratio(double a, double b) {
   return a > 0.0 && b > 0.0 ? a / b : 0.0;
 }

@@ -126,6 +126,16 @@ inline std::string JArray(const std::vector<std::string>& elements) {
   return out + "]";
 }
 
+/// @brief A JSON array of numbers (a row's per-round samples).
+inline std::string SamplesJson(const std::vector<double>& values) {
+  std::vector<std::string> items;
+  items.reserve(values.size());
+  for (double x : values) {
+    items.push_back(JNum(x));
+  }
+  return JArray(items);
+}
+
 /// @brief First line of a file (empty if unreadable).
 inline std::string ReadFirstLine(const char* path) {
   std::ifstream in(path);
