@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -39,13 +40,15 @@ struct Item {
   uint32_t seq;
 };
 
-/// Raises SIGUSR1 from its constructor while g_raise_in_constructor is set. PublishEmplace
+/// Raises g_raise_signal (SIGUSR1 unless set) from its constructor while g_raise_in_constructor
+/// is set. PublishEmplace
 /// builds it inside the claimed lane slot, so the signal interrupts a publish in progress.
 std::atomic<bool> g_raise_in_constructor{false};
+std::atomic<int> g_raise_signal{SIGUSR1};
 struct Raiser {
   explicit Raiser(uint32_t s) noexcept : seq(s) {
     if (g_raise_in_constructor.load()) {
-      static_cast<void>(std::raise(SIGUSR1));
+      static_cast<void>(std::raise(g_raise_signal.load()));
     }
   }
   uint32_t seq;
@@ -733,94 +736,216 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
   EXPECT_EQ(bus->QueueDepth(), 0U);
 }
 
-// ----- a signal handler that publishes while its thread is inside a lane publish
-// -------------------
+// ----- signal handlers that publish while their thread is inside a lane publish
+// -----------------
 
 LanesBus* g_signal_bus = nullptr;
-volatile std::sig_atomic_t g_handler_ran = 0;
+// What the handlers do: SIGUSR1 publishes one Item (or, with g_handler_raises set, a Raiser that
+// raises SIGUSR2 while it is built); SIGUSR2 publishes one Item. Each records the result.
+volatile std::sig_atomic_t g_handler_raises = 0;
+volatile std::sig_atomic_t g_handler_runs = 0;
 volatile std::sig_atomic_t g_handler_admitted = 0;
+volatile std::sig_atomic_t g_inner_runs = 0;
+volatile std::sig_atomic_t g_inner_admitted = 0;
 
 extern "C" void PublishFromHandler(int /*signal*/) {
-  g_handler_ran = 1;
-  g_handler_admitted =
-      g_signal_bus->PublishWithPriority(Item{9U, 0U}, 9U, MessagePriority::kMedium) ? 1 : 0;
+  const auto seq = static_cast<uint32_t>(g_handler_runs);
+  g_handler_runs = g_handler_runs + 1;
+  bool admitted = false;
+  if (g_handler_raises != 0) {
+    g_raise_signal.store(SIGUSR2);
+    admitted = g_signal_bus->PublishEmplace<Raiser>(9U, MessagePriority::kMedium, 100U + seq);
+    g_raise_in_constructor.store(false);
+  } else {
+    admitted = g_signal_bus->PublishWithPriority(Item{9U, seq}, 9U, MessagePriority::kMedium);
+  }
+  g_handler_admitted = g_handler_admitted + (admitted ? 1 : 0);
 }
 
-// G-3: a handler interrupting its thread's lane publish: delivered once, via the shared ring
-TEST(ProducerLanes, ASignalHandlerInterruptingALanePublishGoesThroughTheSharedRing) {
-  auto bus = std::make_unique<LanesBus>();
-  g_signal_bus = bus.get();
-  g_handler_ran = 0;
-  g_handler_admitted = 0;
-  struct sigaction action {};
-  struct sigaction previous {};
-  action.sa_handler = &PublishFromHandler;
-  sigemptyset(&action.sa_mask);
-  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
+extern "C" void PublishFromInnerHandler(int /*signal*/) {
+  g_inner_runs = g_inner_runs + 1;
+  const bool admitted =
+      g_signal_bus->PublishWithPriority(Item{8U, 0U}, 8U, MessagePriority::kMedium);
+  g_inner_admitted = g_inner_admitted + (admitted ? 1 : 0);
+}
 
+/// Installs both handlers for a test and restores the previous ones.
+class SignalHandlers {
+ public:
+  explicit SignalHandlers(LanesBus& bus) {
+    g_signal_bus = &bus;
+    g_handler_raises = 0;
+    g_handler_runs = 0;
+    g_handler_admitted = 0;
+    g_inner_runs = 0;
+    g_inner_admitted = 0;
+    g_raise_signal.store(SIGUSR1);
+    struct sigaction action {};
+    action.sa_handler = &PublishFromHandler;
+    sigemptyset(&action.sa_mask);
+    EXPECT_EQ(sigaction(SIGUSR1, &action, &previous_usr1_), 0);
+    action.sa_handler = &PublishFromInnerHandler;
+    EXPECT_EQ(sigaction(SIGUSR2, &action, &previous_usr2_), 0);
+  }
+  ~SignalHandlers() {
+    EXPECT_EQ(sigaction(SIGUSR1, &previous_usr1_, nullptr), 0);
+    EXPECT_EQ(sigaction(SIGUSR2, &previous_usr2_, nullptr), 0);
+    g_raise_in_constructor.store(false);
+    g_signal_bus = nullptr;
+  }
+  SignalHandlers(const SignalHandlers&) = delete;
+  SignalHandlers& operator=(const SignalHandlers&) = delete;
+
+ private:
+  struct sigaction previous_usr1_ {};
+  struct sigaction previous_usr2_ {};
+};
+
+/// Every message of `bus` in delivery order, as "producer:seq" (a Raiser as "R:seq").
+std::vector<std::string> DrainInOrder(LanesBus& bus) {
+  std::vector<std::string> order;
+  while (bus.ProcessBatchWith([&](const auto& m) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Raiser>) {
+      order.push_back("R:" + std::to_string(m.seq));
+    } else {
+      order.push_back(std::to_string(m.producer) + ":" + std::to_string(m.seq));
+    }
+  }) != 0U) {
+  }
+  return order;
+}
+
+// G-1, G-3: a handler that interrupts its thread's lane publish leaves its message in the
+// lane's handler area; the interrupted publish takes it in behind its own, so the thread's
+// messages, the handler's included, arrive in publish order, and nothing uses the shared ring.
+TEST(ProducerLanes, ASignalHandlerInterruptingALanePublishKeepsItsThreadsOrder) {
+  auto bus = std::make_unique<LanesBus>();
+  SignalHandlers handlers(*bus);
   uint32_t lane = ~0U;
   std::array<uint32_t, LanesBus::LaneCount() + 1U> depth_after_raise{};
-  bool raiser_admitted = false;
-  bool later_admitted = false;
+  std::array<bool, 5> admitted{};
   std::thread producer([&] {
     lane = LaneOfThisThread<LanesBus>();
+    admitted[0] = bus->Publish(Item{1U, 0U}, 1U);
+    // Raiser is built inside this thread's lane slot; its constructor raises the signal, so
+    // the handler (message 9:0) runs while the lane publish is under way.
     g_raise_in_constructor.store(true);
-    // Raiser is built inside the claimed slot of this thread's lane; its constructor raises the
-    // signal, so the handler runs while the lane publish is under way.
-    raiser_admitted = bus->PublishEmplace<Raiser>(1U, MessagePriority::kMedium, 7U);
+    admitted[1] = bus->PublishEmplace<Raiser>(1U, MessagePriority::kMedium, 7U);
     g_raise_in_constructor.store(false);
     for (uint32_t ring = 0U; ring <= LanesBus::LaneCount(); ++ring) {
       depth_after_raise[ring] = bus->LaneQueueDepth(ring);
     }
-    later_admitted = bus->Publish(Item{1U, 1U}, 1U);  // the lane is free again
+    // A handler that interrupts no publish (message 9:1) publishes on the lane directly.
+    admitted[2] = std::raise(SIGUSR1) == 0;
+    admitted[3] = bus->Publish(Item{1U, 1U}, 1U);
+    admitted[4] = bus->Publish(Item{1U, 2U}, 1U);
   });
   producer.join();
-  ASSERT_EQ(sigaction(SIGUSR1, &previous, nullptr), 0);
   ASSERT_LT(lane, LanesBus::LaneCount());
-  EXPECT_EQ(g_handler_ran, 1);
-  EXPECT_EQ(g_handler_admitted, 1);
-  EXPECT_TRUE(raiser_admitted);
-  EXPECT_TRUE(later_admitted);
+  EXPECT_EQ(admitted, (std::array<bool, 5>{true, true, true, true, true}));
+  EXPECT_EQ(g_handler_runs, 2);
+  EXPECT_EQ(g_handler_admitted, 2);
   for (uint32_t ring = 0U; ring <= LanesBus::LaneCount(); ++ring) {
-    const uint32_t expected = ring == lane || ring == LanesBus::LaneCount() ? 1U : 0U;
-    EXPECT_EQ(depth_after_raise[ring], expected)
-        << "ring " << ring << ": the handler's message belongs in the shared ring";
+    EXPECT_EQ(depth_after_raise[ring], ring == lane ? 3U : 0U)
+        << "ring " << ring << ": the handler's message belongs in its thread's lane";
   }
-  EXPECT_EQ(bus->LaneQueueDepth(lane), 2U);
-  // Both publishes of that thread count for its lane, whichever ring carried them.
-  EXPECT_EQ(bus->GetLaneStatistics(lane).medium_priority_published, 3U);
+  EXPECT_EQ(bus->LaneQueueDepth(lane), 6U);
+  EXPECT_EQ(bus->GetLaneStatistics(lane).medium_priority_published, 6U);
   EXPECT_EQ(bus->GetLaneStatistics(LanesBus::LaneCount()).messages_published, 0U);
+  EXPECT_EQ(DrainInOrder(*bus),
+            (std::vector<std::string>{"1:0", "R:7", "9:0", "9:1", "1:1", "1:2"}))
+      << "one producer, one order: the handler's messages between the thread's neighbours";
+}
 
-  uint32_t handler_items = 0U;
-  uint32_t raisers = 0U;
-  std::vector<uint32_t> lane_items;
-  while (bus->ProcessBatchWith([&](const auto& m) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Raiser>) {
-      EXPECT_EQ(m.seq, 7U);
-      lane_items.push_back(0U);
-      ++raisers;
-    } else if (m.producer == 9U) {
-      ++handler_items;
-    } else {
-      lane_items.push_back(m.seq);
-    }
-  }) != 0U) {
+// The handler's admission counts what the interrupted publish may still add and what already
+// waits in the handler area, so the lane always has room for it; a batch published by a handler
+// inside a lane publish takes at most the area's kHandlerSlots.
+TEST(ProducerLanes, AHandlerBatchInsideALanePublishIsBoundedByTheHandlerArea) {
+  using Lane = mccc::ProducerLane<int, 8U, uint32_t, 64U, 2U>;
+  static_assert(Lane::kHandlerSlots == 2U, "");
+  auto lane = std::make_unique<Lane>();
+  std::vector<int> order;
+  const auto build = [](int value) {
+    return [value](void* storage, uint32_t index, int) noexcept {
+      ::new (storage) int(value + static_cast<int>(index));
+    };
+  };
+  const auto no_claim = []() noexcept { return 0; };
+  mccc::LaneClaim<uint32_t> inner{};
+  mccc::LaneClaim<uint32_t> inner_full{};
+  // The outer publish of 3 elements (10, 11, 12); while it builds its first, a "handler"
+  // publishes a batch of 3 (20..22) and then one more (30): the area holds 2, so the batch
+  // gets 2 and the single one is refused.
+  const mccc::LaneClaim<uint32_t> outer =
+      lane->Publish(8U, 3U, no_claim, [&](void* storage, uint32_t index, int) noexcept {
+        if (index == 0U) {
+          inner = lane->Publish(8U, 3U, no_claim, build(20));
+          inner_full = lane->Publish(8U, 1U, no_claim, build(30));
+        }
+        ::new (storage) int(10 + static_cast<int>(index));
+      });
+  EXPECT_EQ(outer.admitted, 3U);
+  EXPECT_EQ(outer.announced, 5U) << "its own 3 and the 2 the handler left";
+  EXPECT_EQ(inner.admitted, 2U);
+  EXPECT_EQ(inner.announced, 0U) << "a handler's elements wait for the publish it interrupted";
+  EXPECT_EQ(inner_full.admitted, 0U);
+  // A second outer publish of 1 while the lane holds 5 of 8 with a limit of 7: a handler
+  // inside it counts 5 + 1 (the outer's) and is admitted for exactly 1 of its 3.
+  const mccc::LaneClaim<uint32_t> second =
+      lane->Publish(7U, 1U, no_claim, [&](void* storage, uint32_t, int) noexcept {
+        inner = lane->Publish(7U, 3U, no_claim, build(40));
+        ::new (storage) int(13);
+      });
+  EXPECT_EQ(second.admitted, 1U);
+  EXPECT_EQ(inner.admitted, 1U);
+  EXPECT_EQ(lane->Occupancy(), 7U);
+  while (lane->ConsumeBatch(8U, [&](int& value) noexcept { order.push_back(value); }) != 0U) {
   }
-  EXPECT_EQ(handler_items, 1U) << "the handler's message is delivered exactly once";
-  EXPECT_EQ(raisers, 1U);
-  EXPECT_EQ(lane_items, (std::vector<uint32_t>{0U, 1U})) << "the lane keeps its order";
-  g_signal_bus = nullptr;
+  EXPECT_EQ(order, (std::vector<int>{10, 11, 12, 20, 21, 13, 40}));
+}
+
+// A handler interrupted in turn by another handler while it writes the handler area: the inner
+// publish is refused (QUEUE_FULL, counted); everything else arrives once, in order.
+TEST(ProducerLanes, AHandlerInterruptedWhileWritingTheHandlerAreaRefusesTheInnerPublish) {
+  auto bus = std::make_unique<LanesBus>();
+  SignalHandlers handlers(*bus);
+  bus->SetErrorCallback(&CountErrors);
+  g_queue_full.store(0U);
+  g_other_errors.store(0U);
+  g_handler_raises = 1;
+  uint32_t lane = ~0U;
+  bool admitted = false;
+  std::thread producer([&] {
+    lane = LaneOfThisThread<LanesBus>();
+    g_raise_in_constructor.store(true);
+    admitted = bus->PublishEmplace<Raiser>(1U, MessagePriority::kMedium, 7U);
+    g_raise_in_constructor.store(false);
+  });
+  producer.join();
+  ASSERT_LT(lane, LanesBus::LaneCount());
+  EXPECT_TRUE(admitted);
+  EXPECT_EQ(g_handler_runs, 1);
+  EXPECT_EQ(g_handler_admitted, 1);
+  EXPECT_EQ(g_inner_runs, 1);
+  EXPECT_EQ(g_inner_admitted, 0) << "two handlers at once in the handler area: refused";
+  EXPECT_EQ(g_queue_full.load(), 1U);
+  EXPECT_EQ(g_other_errors.load(), 0U);
+  const BusStatisticsSnapshot stats = bus->GetLaneStatistics(lane);
+  EXPECT_EQ(stats.medium_priority_published, 2U);
+  EXPECT_EQ(stats.medium_priority_dropped, 1U);
+  EXPECT_EQ(DrainInOrder(*bus), (std::vector<std::string>{"R:7", "R:100"}));
 }
 
 }  // namespace
 
 // The README's memory formula for a lane: kLaneDepth envelopes back to back (no per-slot word,
-// no padding between them) plus three lines (the owner's, the published tail's, the consumer's).
+// no padding between them) and the handler area's kHandlerSlots envelopes, rounded up to a line,
+// plus three lines (the owner's, the published tail's, the consumer's).
 TEST(ProducerLanes, ALaneTakesItsEnvelopesBackToBackPlusThreeLines) {
   using Envelope = mccc::MessageEnvelope<Payload>;
   constexpr std::size_t kLine = 64U;
   constexpr std::size_t kDepth = 128U;
   using Lane = mccc::ProducerLane<Envelope, kDepth, uint64_t, kLine>;
-  const std::size_t slots = kDepth * sizeof(Envelope);
+  const std::size_t slots = (kDepth + Lane::kHandlerSlots) * sizeof(Envelope);
   EXPECT_EQ(sizeof(Lane), 3U * kLine + (slots + kLine - 1U) / kLine * kLine);
 }

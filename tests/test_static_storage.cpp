@@ -42,6 +42,23 @@ using StaticBus = mccc::AsyncBus<Payload, StaticTraits>;
 #endif
 StaticBus g_static_bus;
 
+// A hosted multi-core bus with producer lanes and a HIGH lane: constant-initialised as well (its
+// lanes' slot storage has an initialiser), so a global one needs no start-up code either.
+struct StaticLanesTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  static constexpr uint32_t kHighQueueDepth = 16U;
+  static constexpr uint32_t kProducerLanes = 2U;
+  static constexpr uint32_t kLaneDepth = 64U;
+  static constexpr bool kAsymmetricFence = false;
+  using Clock = mccc::NullClock;
+};
+using StaticLanesBus = mccc::AsyncBus<Payload, StaticLanesTraits>;
+
+#if defined(__clang__)
+[[clang::require_constant_initialization]]
+#endif
+StaticLanesBus g_static_lanes_bus;
+
 // G-35: a fresh bus is all zero bytes and works as a fresh one (the tests below)
 TEST(StaticStorage, AFreshGlobalBusIsAllZeroBytes) {
   // Read before any use: every byte of the object must be zero (it lives in .bss).
@@ -51,6 +68,24 @@ TEST(StaticStorage, AFreshGlobalBusIsAllZeroBytes) {
     non_zero += bytes[i] != 0U ? 1U : 0U;
   }
   EXPECT_EQ(non_zero, 0U) << "a non-zero word would move the bus into .data (a flash image)";
+}
+
+TEST(StaticStorage, AFreshGlobalLanesBusIsAllZeroBytesAndWorks) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&g_static_lanes_bus);
+  std::size_t non_zero = 0U;
+  for (std::size_t i = 0U; i < sizeof(StaticLanesBus); ++i) {
+    non_zero += bytes[i] != 0U ? 1U : 0U;
+  }
+  EXPECT_EQ(non_zero, 0U);
+  std::vector<int32_t> values;
+  const auto handle = g_static_lanes_bus.Subscribe<Sample>(
+      [&](const Sample& s, const mccc::MessageHeader&) { values.push_back(s.value); });
+  auto producer = g_static_lanes_bus.MakeProducer();
+  ASSERT_TRUE(producer.Publish(Sample{1, 0U}, 1U));
+  ASSERT_TRUE(g_static_lanes_bus.Publish(Sample{2, 1U}, 1U));
+  EXPECT_EQ(g_static_lanes_bus.ProcessBatch(), 2U);
+  EXPECT_EQ(values.size(), 2U);
+  EXPECT_TRUE(g_static_lanes_bus.Unsubscribe(handle));
 }
 
 TEST(StaticStorage, TheZeroBusWorksAsAFreshOne) {

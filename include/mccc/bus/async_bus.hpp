@@ -542,9 +542,12 @@ class AsyncBus
 
     void Release() noexcept {
       if (bus_ != nullptr) {
-        detail::ThreadShardRegistry::Global().Release(index_);
+        // The handle stops using its identity before the identity returns to the registry
+        // (detail::ReturnLeasedIndex says why).
+        const uint32_t index = index_;
         bus_ = nullptr;
         index_ = detail::kNoThreadShard;
+        detail::ReturnLeasedIndex(index);
       }
     }
 
@@ -627,26 +630,36 @@ class AsyncBus
     // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     RingBatchClaim<Position> claim{};
     bool claim_is_seq_cst = !Traits::kSingleProducer;
+    // Made visible to the consumer by this call (a lane also announces what signal handlers
+    // left for it; a handler's own elements are announced later by the publish it interrupted).
+    Position announced = 0U;
     if (IsForHighLane(priority)) {
       if constexpr (kHasHighLane) {
         claim = high_ring_.TryPublishBatch(HighLimit(), count, after_claim, build);
+        announced = claim.admitted;
       }
-    } else if (IsLaneIndex(producer) && BeginLanePublish(producer)) {
+    } else if (IsLaneIndex(producer)) {
       if constexpr (kHasLanes) {
-        claim = lanes_[producer].TryPublishBatch(
+        const LaneClaim<Position> lane_claim = lanes_[producer].Publish(
             LaneLimitFor(mode, priority_index), count, after_claim,
             [&build](void* storage, uint32_t index, uint64_t timestamp_us) noexcept {
               build(storage, Position{0U}, index, timestamp_us);
             });
-        lanes_[producer].EndPublish();
+        claim = RingBatchClaim<Position>{lane_claim.admitted, lane_claim.position,
+                                         lane_claim.occupancy};
+        announced = lane_claim.announced;
         claim_is_seq_cst = false;
       }
     } else {
       claim = ring_.TryPublishBatch(LimitFor(mode, priority_index), count, after_claim, build);
+      announced = claim.admitted;
     }
     const auto admitted = static_cast<uint32_t>(claim.admitted);
     if (MCCC_LIKELY(admitted != 0U)) {
-      OnAdmitted(producer, mode, priority, admitted, claim_is_seq_cst);
+      CountAdmitted(producer, mode, priority, admitted);
+    }
+    if (MCCC_LIKELY(announced != 0U)) {
+      NotifyConsumer(claim_is_seq_cst);
     }
     if (MCCC_UNLIKELY(admitted != count)) {
       OnRejected(producer, mode, priority, static_cast<Position>(claim.position + claim.admitted),
@@ -1261,17 +1274,6 @@ class AsyncBus
     return kHasHighLane && priority == MessagePriority::kHigh;
   }
 
-  /// Marks a publish on lane `producer`; false when the lane is already inside a publish of
-  /// its owner (a signal handler interrupted it), which then goes through the shared ring.
-  MCCC_ALWAYS_INLINE bool BeginLanePublish(uint32_t producer) noexcept {
-    if constexpr (kHasLanes) {
-      return lanes_[producer].BeginPublish();
-    } else {
-      static_cast<void>(producer);
-      return false;
-    }
-  }
-
   template <typename Stamp, typename Construct>
   MCCC_ALWAYS_INLINE bool PublishConstructed(uint32_t producer, uint32_t sender_id,
                                              MessagePriority priority, const Stamp& stamp,
@@ -1295,16 +1297,27 @@ class AsyncBus
         admitted = claim.admitted;
         observed_tail = claim.position;
       }
-    } else if (IsLaneIndex(producer) && BeginLanePublish(producer)) {
+    } else if (IsLaneIndex(producer)) {
       if constexpr (kHasLanes) {
-        admitted = lanes_[producer]
-                       .TryPublishBatch(
-                           LaneLimitFor(mode, priority_index), 1U, []() noexcept { return 0; },
-                           [&build](void* storage, uint32_t, int) noexcept {
-                             build(storage, Position{0U});
-                           })
-                       .admitted != 0U;
-        lanes_[producer].EndPublish();
+        const LaneClaim<Position> claim = lanes_[producer].Publish(
+            LaneLimitFor(mode, priority_index), 1U, []() noexcept { return 0; },
+            [&build](void* storage, uint32_t, int) noexcept { build(storage, Position{0U}); });
+        admitted = claim.admitted != 0U;
+        if (MCCC_UNLIKELY(claim.announced != claim.admitted)) {
+          // Inside a signal handler (announced later), or elements left by handlers announced
+          // with this one: wake the consumer for what is visible now.
+          if (admitted) {
+            CountAdmitted(producer, mode, priority, 1U);
+          }
+          if (claim.announced != 0U) {
+            NotifyConsumer(false);
+          }
+          if (admitted) {
+            return true;
+          }
+          OnRejected(producer, mode, priority, claim.position);
+          return false;
+        }
         claim_is_seq_cst = false;
       }
     } else {
@@ -1313,19 +1326,18 @@ class AsyncBus
       observed_tail = claim.position;
     }
     if (MCCC_LIKELY(admitted)) {
-      OnAdmitted(producer, mode, priority, 1U, claim_is_seq_cst);
+      CountAdmitted(producer, mode, priority, 1U);
+      NotifyConsumer(claim_is_seq_cst);
       return true;
     }
     OnRejected(producer, mode, priority, observed_tail);
     return false;
   }
 
-  /// After `admitted` (>= 1) messages of `priority` were published by `producer`: counts them
-  /// (FULL_FEATURED) and wakes a sleeping consumer. `claim_is_seq_cst`: the claim was a
-  /// multi-producer CAS (else a release store: a lane, or the single producer).
-  MCCC_ALWAYS_INLINE void OnAdmitted(uint32_t producer, PerformanceMode mode,
-                                     MessagePriority priority, uint32_t admitted,
-                                     bool claim_is_seq_cst) noexcept {
+  /// After `admitted` (>= 1) messages of `priority` were admitted for `producer`: counts them
+  /// (FULL_FEATURED).
+  MCCC_ALWAYS_INLINE void CountAdmitted(uint32_t producer, PerformanceMode mode,
+                                        MessagePriority priority, uint32_t admitted) noexcept {
     if (mode == PerformanceMode::kFullFeatured) {
       if (producer == kThisThread) {
         stats_.CountPublished(priority, admitted);
@@ -1333,9 +1345,10 @@ class AsyncBus
         stats_.CountPublishedBy(producer, priority, admitted);
       }
     }
-    NotifyConsumer(claim_is_seq_cst);
   }
 
+  /// After messages became visible to the consumer: wakes it if it sleeps. `claim_is_seq_cst`:
+  /// the claim was a multi-producer CAS (else a release store: a lane, or the single producer).
   MCCC_ALWAYS_INLINE void NotifyConsumer(bool claim_is_seq_cst) noexcept {
     if constexpr (kHasParking) {
       if (!claim_is_seq_cst) {

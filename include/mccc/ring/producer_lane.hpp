@@ -16,9 +16,20 @@
 ///   and every other lane flows. The head can never pass the tail, so an occupancy snapshot is
 ///   a value the lane really had.
 /// - Reentrancy: a signal handler that publishes while its own thread is inside a publish on
-///   this lane would be a second producer. The owner marks its publish (a flag only its own
-///   thread reads, so relaxed atomics plus a compiler fence suffice); the bus sends a publish
-///   that finds the mark set through its shared multi-producer ring instead.
+///   this lane must neither touch the slots the interrupted publish is writing nor overtake the
+///   lane's earlier messages (one producer, one order). The owner marks its publish with the
+///   number of elements it may add (a mark only its own thread reads: relaxed atomics plus
+///   compiler fences). A publish that finds the mark set runs inside a handler: it builds its
+///   elements in a small handler area of the lane instead and counts them as queued against
+///   the lane's limit, together with everything the interrupted publish may still add. The
+///   interrupted publish, when it ends, clears its mark, looks at the area once more and moves
+///   what it finds there into the lane behind its own elements. A handler that runs after the
+///   mark is cleared publishes on the lane itself, and first takes in what waits in the area.
+///   So the lane stays the one queue of its producer, in publish order, and the handler's
+///   publish returns at once, never waiting for the thread it interrupted.
+///   A handler interrupted in turn by another handler while it writes the handler area leaves
+///   that inner publish refused (a documented QUEUE_FULL): nothing else can be both safe and
+///   in order there.
 /// - Ownership of a lane moves between threads only through the lease registry
 ///   (statistics/thread_shard.hpp), whose release/acquire pair orders the old owner's last
 ///   publish before the new owner's first: the owner's plain fields need no atomics.
@@ -38,12 +49,25 @@
 
 namespace mccc {
 
+/// @brief What a lane publish did: LanePublish::Claim plus how many elements it made visible to
+/// the consumer (its own and those it took in from the handler area).
+template <typename Position>
+struct LaneClaim {
+  Position admitted;   ///< How many elements (a prefix of the request) were admitted.
+  Position position;   ///< The first position taken (admitted > 0) or the tail observed (0).
+  Position occupancy;  ///< Occupancy observed when the decision was made.
+  Position announced;  ///< Elements made visible by this call (0 for a handler's: later).
+};
+
 /// @brief Single-producer / single-consumer ring with compact slots (no per-slot word).
 /// @tparam Element   Stored type; constructed by the owner's callable, destroyed by the consumer.
 /// @tparam kCapacity Slot count, a power of two.
 /// @tparam Position  Unsigned position type (at least 32 bits; wraps modulo its range).
 /// @tparam kCacheLine Padding unit between owner-written and consumer-written data.
-template <typename Element, uint32_t kCapacity, typename Position, uint32_t kCacheLine>
+/// @tparam kHandlerSlotCount Elements that signal handlers interrupting the owner's publish may
+///         leave for it to take in (file comment, "Reentrancy").
+template <typename Element, uint32_t kCapacity, typename Position, uint32_t kCacheLine,
+          uint32_t kHandlerSlotCount = 4U>
 class ProducerLane {
   static_assert(kCapacity > 0U && (kCapacity & (kCapacity - 1U)) == 0U,
                 "mccc: kLaneDepth must be a power of two greater than zero (e.g. 1024, 4096)");
@@ -56,12 +80,20 @@ class ProducerLane {
                 "mccc: lane positions must be lock-free atomics on this target");
   static_assert(std::is_nothrow_destructible_v<Element>,
                 "mccc: elements must not throw on destruction");
+  static_assert(std::is_nothrow_move_constructible_v<Element>,
+                "mccc: lane elements must be nothrow move constructible (a handler's element is "
+                "moved from the handler area into the lane)");
+  static_assert(kHandlerSlotCount > 0U && kHandlerSlotCount <= 256U,
+                "mccc: a lane keeps 1 to 256 handler slots");
 
  public:
   static constexpr Position kCapacityValue = static_cast<Position>(kCapacity);
+  /// Elements signal handlers may leave for an interrupted publish (the handler area).
+  static constexpr uint32_t kHandlerSlots = kHandlerSlotCount;
 
-  // cppcheck-suppress uninitMemberVar ; deviation D-01: slot storage is written by placement new
-  ProducerLane() noexcept = default;
+  /// Constant-initialised (every member has an initialiser), so a bus with lanes in static
+  /// storage needs no start-up code either.
+  constexpr ProducerLane() noexcept = default;
   ProducerLane(const ProducerLane&) = delete;
   ProducerLane& operator=(const ProducerLane&) = delete;
   ProducerLane(ProducerLane&&) = delete;
@@ -69,66 +101,66 @@ class ProducerLane {
 
   /// @brief Destroys the elements still queued. Requires: no producer or consumer is running.
   ~ProducerLane() {
+    // A publish always empties the handler area before it returns; a thread that died inside
+    // one could leave elements there.
+    // relaxed: no producer is running.
+    for (uint32_t k = owner_.handled.load(std::memory_order_relaxed);
+         k != owner_.stashed.load(std::memory_order_relaxed); ++k) {
+      HandlerElementAt(k)->~Element();
+    }
     // Until nothing is left, whatever tail the consumer saw last.
     while (ConsumeBatch(kCapacity, [](Element&) noexcept {}) != 0U) {
     }
   }
 
-  /// @brief Owner: true when this lane is free to publish on (not inside a publish of its own,
-  /// e.g. one a signal handler interrupted), and marks it busy. Pair with EndPublish().
-  MCCC_ALWAYS_INLINE bool BeginPublish() noexcept {
-    // relaxed: only the owning thread (and handlers running on it) reads or writes the mark;
-    // the signal fence keeps the compiler from moving the slot writes above it.
-    if (MCCC_UNLIKELY(owner_.publishing.load(std::memory_order_relaxed))) {
-      return false;
-    }
-    owner_.publishing.store(true, std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    return true;
-  }
-
-  /// @brief Owner: ends the publish begun by a successful BeginPublish().
-  MCCC_ALWAYS_INLINE void EndPublish() noexcept {
-    // relaxed after a compiler fence: as BeginPublish, a same-thread flag.
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    owner_.publishing.store(false, std::memory_order_relaxed);
-  }
-
-  /// @brief Owner: publishes up to `count` elements while the occupancy stays below `limit`,
-  /// building the i-th with `construct(void* storage, uint32_t index, after_claim())`. The
-  /// admitted elements are a prefix; all of them become visible together. Wait-free.
+  /// @brief Owner (or a signal handler on its thread): publishes up to `count` (> 0) elements
+  /// while the occupancy stays below `limit`, building the i-th with `construct(void* storage,
+  /// uint32_t index, after_claim())`. The admitted elements are a prefix. Outside a handler
+  /// they become visible together, with whatever handlers left for this publish after them;
+  /// inside a handler that interrupted a publish on this lane they are built in the handler
+  /// area, counted against `limit` with everything the interrupted publish may still add, and
+  /// become visible when it ends. Wait-free.
   template <typename AfterClaim, typename Construct>
-  MCCC_ALWAYS_INLINE RingBatchClaim<Position> TryPublishBatch(Position limit, uint32_t count,
-                                                              AfterClaim&& after_claim,
-                                                              Construct&& construct) noexcept {
+  MCCC_ALWAYS_INLINE LaneClaim<Position> Publish(Position limit, uint32_t count,
+                                                 AfterClaim&& after_claim,
+                                                 Construct&& construct) noexcept {
     static_assert(noexcept(after_claim()), "mccc: the after-claim step must be noexcept");
     static_assert(noexcept(construct(static_cast<void*>(nullptr), uint32_t{}, after_claim())),
                   "mccc: element construction inside a lane slot must be noexcept");
+    const uint32_t wanted = count < kCapacity ? count : kCapacity;
+    // relaxed (every access to publishing, stashed, handled and stashing): only the owning
+    // thread and handlers running on it touch them; the signal fences keep the compiler from
+    // moving slot writes across them, and a handler runs to its end before its thread resumes.
+    if (MCCC_UNLIKELY(owner_.publishing.load(std::memory_order_relaxed) != 0U)) {
+      return PublishFromHandler(limit, wanted, after_claim, construct);
+    }
+    owner_.publishing.store(wanted, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    Position announced = 0U;
+    if (MCCC_UNLIKELY(HasHandlerElements())) {
+      // Left by a handler after the publish it interrupted had looked for the last time.
+      announced += TakeInHandlerElements();
+    }
     const Position tail = owner_.tail_copy;
     Position occupancy = static_cast<Position>(tail - owner_.cached_head);
-    const Position wanted =
-        count < kCapacity ? static_cast<Position>(count) : static_cast<Position>(kCapacity);
-    if (MCCC_UNLIKELY(RoomBelow(limit, occupancy) < wanted)) {
-      // acquire: pairs with the consumer's release store of head in ConsumeBatch (the slots
-      // below it are destroyed before the owner reuses them).
-      owner_.cached_head = consumer_.head.load(std::memory_order_acquire);
+    const auto wanted_position = static_cast<Position>(wanted);
+    if (MCCC_UNLIKELY(RoomBelow(limit, occupancy) < wanted_position)) {
+      RefreshCachedHead();
       occupancy = static_cast<Position>(tail - owner_.cached_head);
     }
     const Position room = RoomBelow(limit, occupancy);
-    const Position take = room < wanted ? room : wanted;
-    if (take == 0U) {
-      return RingBatchClaim<Position>{0U, tail, occupancy};
+    const Position take = room < wanted_position ? room : wanted_position;
+    if (take != 0U) {
+      const auto claimed = after_claim();
+      for (Position i = 0U; i < take; ++i) {
+        construct(static_cast<void*>(SlotAt(static_cast<Position>(tail + i))),
+                  static_cast<uint32_t>(i), claimed);
+      }
+      Announce(static_cast<Position>(tail + take));
+      announced += take;
     }
-    const auto claimed = after_claim();
-    for (Position i = 0U; i < take; ++i) {
-      construct(static_cast<void*>(SlotAt(static_cast<Position>(tail + i))),
-                static_cast<uint32_t>(i), claimed);
-    }
-    owner_.tail_copy = static_cast<Position>(tail + take);
-    // release: pairs with the consumer's acquire load of the tail (ConsumeBatch,
-    // HasReadyElement): the elements are complete before the tail that announces them.
-    published_.tail.store(owner_.tail_copy, std::memory_order_release);
-    return RingBatchClaim<Position>{take, tail, occupancy};
+    announced += EndPublish();
+    return LaneClaim<Position>{take, tail, occupancy, announced};
   }
 
   /// @brief Consumer: visits up to `max_count` published elements in order, calling
@@ -140,7 +172,7 @@ class ProducerLane {
     // Fewer seen than wanted: look again, so that a batch takes every element published before
     // it started (not only those the consumer saw last time).
     if (static_cast<Position>(consumer_.seen_tail - head) < max_count) {
-      // acquire: pairs with the owner's release store of the tail in TryPublishBatch.
+      // acquire: pairs with the owner's release store of the tail in Announce.
       consumer_.seen_tail = published_.tail.load(std::memory_order_acquire);
     }
     const Position ready = static_cast<Position>(consumer_.seen_tail - head);
@@ -215,17 +247,147 @@ class ProducerLane {
            static_cast<std::size_t>(static_cast<uint32_t>(position) & kMask) * sizeof(Element);
   }
 
+  /// The handler area's k-th element (k counts every element ever left there).
+  unsigned char* HandlerSlotAt(uint32_t k) noexcept {
+    return handler_area_ + static_cast<std::size_t>(k % kHandlerSlots) * sizeof(Element);
+  }
+  Element* HandlerElementAt(uint32_t k) noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    return std::launder(reinterpret_cast<Element*>(HandlerSlotAt(k)));
+  }
+
+  MCCC_ALWAYS_INLINE bool HasHandlerElements() const noexcept {
+    // relaxed: see Publish.
+    return owner_.stashed.load(std::memory_order_relaxed) !=
+           owner_.handled.load(std::memory_order_relaxed);
+  }
+
+  void RefreshCachedHead() noexcept {
+    // acquire: pairs with the consumer's release store of head in ConsumeBatch (the slots
+    // below it are destroyed before the owner reuses them).
+    owner_.cached_head = consumer_.head.load(std::memory_order_acquire);
+  }
+
+  /// Makes every element below `tail` visible to the consumer.
+  MCCC_ALWAYS_INLINE void Announce(Position tail) noexcept {
+    owner_.tail_copy = tail;
+    // release: pairs with the consumer's acquire load of the tail (ConsumeBatch,
+    // HasReadyElement): the elements are complete before the tail that announces them.
+    published_.tail.store(tail, std::memory_order_release);
+  }
+
+  /// Ends a publish: clears the mark, then looks once more for elements a handler left after
+  /// the last look. Once the mark reads clear, a handler publishes on the lane itself (and
+  /// takes in whatever is left first), so nothing can stay behind. Returns how many it took in.
+  MCCC_ALWAYS_INLINE Position EndPublish() noexcept {
+    Position announced = 0U;
+    for (;;) {
+      // relaxed: see Publish.
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      owner_.publishing.store(0U, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      if (MCCC_LIKELY(!HasHandlerElements())) {
+        return announced;
+      }
+      // Marked again, adding nothing of its own (1: the least mark; handlers count one more).
+      owner_.publishing.store(1U, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      announced += TakeInHandlerElements();
+    }
+  }
+
+  /// Owner, marked: moves the handler area's elements, oldest first, to the lane's tail and
+  /// announces them. A handler that interrupts it adds behind them (it re-reads the count).
+  /// The room was reserved by each handler's admission (PublishFromHandler).
+  MCCC_NOINLINE Position TakeInHandlerElements() noexcept {
+    Position moved = 0U;
+    // relaxed (stashed, handled): see Publish.
+    for (uint32_t k = owner_.handled.load(std::memory_order_relaxed);
+         k != owner_.stashed.load(std::memory_order_relaxed); ++k) {
+      const Position tail = owner_.tail_copy;
+      if (static_cast<Position>(tail - owner_.cached_head) >= kCapacityValue) {
+        RefreshCachedHead();
+      }
+      MCCC_ASSERT(static_cast<Position>(tail - owner_.cached_head) < kCapacityValue,
+                  "a handler's element was admitted without room in the lane");
+      Element* from = HandlerElementAt(k);
+      // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): deviation D-01
+      ::new (static_cast<void*>(SlotAt(tail))) Element(std::move(*from));
+      from->~Element();
+      // The tail copy first: a handler in between counts the element twice, never not at all.
+      owner_.tail_copy = static_cast<Position>(tail + 1U);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      owner_.handled.store(k + 1U, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      ++moved;
+    }
+    if (moved != 0U) {
+      Announce(owner_.tail_copy);
+    }
+    return moved;
+  }
+
+  /// A publish inside a signal handler that interrupted a publish on this lane (the mark is
+  /// set): builds up to `wanted` elements in the handler area. Admitted while the lane's
+  /// occupancy, plus everything the interrupted publish may still add, plus the elements
+  /// already waiting in the area, stays below `limit`, and while the area has room; so the
+  /// interrupted publish always finds room for them in the lane. Refused (nothing built) when
+  /// it interrupted another handler writing the area.
+  template <typename AfterClaim, typename Construct>
+  MCCC_NOINLINE LaneClaim<Position> PublishFromHandler(Position limit, uint32_t wanted,
+                                                       AfterClaim& after_claim,
+                                                       Construct& construct) noexcept {
+    const Position tail = owner_.tail_copy;
+    // relaxed (stashing, stashed, handled, publishing): see Publish.
+    if (owner_.stashing.load(std::memory_order_relaxed)) {
+      return LaneClaim<Position>{0U, tail, kCapacityValue, 0U};
+    }
+    owner_.stashing.store(true, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const uint32_t first = owner_.stashed.load(std::memory_order_relaxed);
+    const uint32_t waiting = first - owner_.handled.load(std::memory_order_relaxed);
+    // relaxed: only a bound (a stale head overstates the occupancy); the slots are written
+    // later by the take-in, which reads the head with acquire.
+    const Position head = consumer_.head.load(std::memory_order_relaxed);
+    const Position queued =
+        static_cast<Position>(static_cast<Position>(tail - head) +
+                              owner_.publishing.load(std::memory_order_relaxed) + waiting);
+    const Position lane_room = RoomBelow(limit, queued);
+    const auto area_room = static_cast<Position>(kHandlerSlots - waiting);
+    Position take = static_cast<Position>(wanted);
+    take = lane_room < take ? lane_room : take;
+    take = area_room < take ? area_room : take;
+    if (take != 0U) {
+      const auto claimed = after_claim();
+      for (Position i = 0U; i < take; ++i) {
+        construct(static_cast<void*>(HandlerSlotAt(first + static_cast<uint32_t>(i))),
+                  static_cast<uint32_t>(i), claimed);
+      }
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      owner_.stashed.store(first + static_cast<uint32_t>(take), std::memory_order_relaxed);
+    }
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    owner_.stashing.store(false, std::memory_order_relaxed);
+    return LaneClaim<Position>{take, tail, queued < kCapacityValue ? queued : kCapacityValue, 0U};
+  }
+
   // The published tail: written by the owner, polled by the consumer. Alone on its line, so the
   // consumer's polling takes nothing else away from the owner: the owner's other stores never
   // wait for that line to come back.
   struct alignas(kCacheLine) TailLine {
     std::atomic<Position> tail{0U};
   };
-  // Read and written by the owner only.
+  // Read and written by the owner only (and by signal handlers on its thread).
   struct alignas(kCacheLine) OwnerLine {
     Position tail_copy{0U};    // the owner's own tail: no atomic load on its hot path
     Position cached_head{0U};  // the consumer's head as last read by the owner
-    std::atomic<bool> publishing{false};
+    // 0, or the most elements the publish under way may still add (a handler's bound).
+    std::atomic<uint32_t> publishing{0U};
+    // Elements ever left in the handler area, and ever taken from it into the lane: the area
+    // holds [handled, stashed). Handlers write `stashed`, the marked owner `handled`.
+    std::atomic<uint32_t> stashed{0U};
+    std::atomic<uint32_t> handled{0U};
+    std::atomic<bool> stashing{false};  // a handler is writing the area
   };
   // Written by the consumer only (the head also read by the owner and by snapshots).
   struct alignas(kCacheLine) ConsumerLine {
@@ -237,12 +399,17 @@ class ProducerLane {
   OwnerLine owner_;
   TailLine published_;
   ConsumerLine consumer_;
-  // Compact slots: sizeof(Element) bytes each, no padding between them.
+  // Compact slots: sizeof(Element) bytes each, no padding between them. Zero-initialised, so
+  // the constructor is constexpr (no byte is read before an element is built in it).
   alignas(kCacheLine > alignof(Element)
               ? kCacheLine
               // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
               : alignof(Element)) unsigned char storage_[static_cast<std::size_t>(kCapacity) *
-                                                         sizeof(Element)];
+                                                         sizeof(Element)] = {};
+  // Elements left by signal handlers for the interrupted publish to take in (Publish).
+  // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
+  alignas(Element) unsigned char handler_area_[static_cast<std::size_t>(kHandlerSlots) *
+                                               sizeof(Element)] = {};
 };
 
 }  // namespace mccc

@@ -106,6 +106,31 @@ class ThreadShardRegistry {
   std::atomic<uint32_t> words_[kWords] = {};
 };
 
+#if MCCC_ENABLE_TEST_HOOKS
+/// @brief Test hook: called on the thread that ends a lease (thread exit, a producer handle's
+/// release) between its two steps, after the holder stopped using the index and before the
+/// index returns to the registry: where a signal handler could land.
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): test hook
+inline void (*lease_end_hook)(uint32_t index, void* context) = nullptr;
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): test hook
+inline void* lease_end_hook_context = nullptr;
+#endif
+
+/// @brief Ends a lease of `index` whose holder has already stopped using it: returns the index
+/// to the registry. The holder's own record must be cleared first (and a signal fence keep the
+/// compiler from sinking that store): a signal handler that publishes between the two steps
+/// then uses no index, never one the registry may already have lent to another thread or
+/// handle (two producers on one lane).
+inline void ReturnLeasedIndex(uint32_t index) noexcept {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+#if MCCC_ENABLE_TEST_HOOKS
+  if (lease_end_hook != nullptr) {
+    lease_end_hook(index, lease_end_hook_context);
+  }
+#endif
+  ThreadShardRegistry::Global().Release(index);
+}
+
 /// 0: no index yet; otherwise index + 1. Trivial and constant-initialised, so reading it is a
 /// single thread-pointer-relative load (no TLS wrapper call).
 // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): deviation D-23
@@ -139,9 +164,10 @@ class ThreadExitKey {
   static void OnThreadExit(void* value) noexcept {
     // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-array-to-pointer-decay): deviation D-22
     const auto index = static_cast<uint32_t>(static_cast<const char*>(value) - kTokens);
-    ThreadShardRegistry::Global().Release(index);
-    // Publishes from destructors that run after this one (other keys) use the overflow shard.
+    // This thread stops using the index before it returns (see ReturnLeasedIndex). Publishes
+    // from destructors that run after this one (other keys) use the overflow shard.
     tls_thread_shard_plus_one = kNoThreadShard + 1U;
+    ReturnLeasedIndex(index);
   }
 
   static Created Create() noexcept {
@@ -204,9 +230,10 @@ struct ThreadShardLease {
 
   uint32_t index;
   ~ThreadShardLease() {
-    ThreadShardRegistry::Global().Release(index);
-    // Later publishes from this thread's remaining thread_local destructors use the overflow.
+    // This thread stops using the index before it returns (see ReturnLeasedIndex). Later
+    // publishes from its remaining thread_local destructors use the overflow shard.
     tls_thread_shard_plus_one = kNoThreadShard + 1U;
+    ReturnLeasedIndex(index);
   }
 };
 
