@@ -33,6 +33,7 @@
 #include "mccc/bus/stored_envelope.hpp"
 #include "mccc/clock/clock_stamp.hpp"
 #include "mccc/config.hpp"
+#include "mccc/detail/asymmetric_fence.hpp"
 #include "mccc/detail/id_base.hpp"
 #include "mccc/detail/scoped_flag.hpp"
 #include "mccc/detail/static_instance.hpp"
@@ -745,14 +746,16 @@ class AsyncBus
   /// a producer publishes or `timeout_us` passes (Traits::ConsumerWait: a futex on Linux, a
   /// hook on an RTOS; at once with NoConsumerWait). Producers pay no system call or hook call
   /// while the consumer is awake. Returns whether a message is ready now.
-  /// Single-producer buses: publishes that raced with the very first call may wake the
-  /// consumer only at the timeout.
+  /// The first call enables sleeping for good; on a bus whose producers publish with a plain
+  /// store (producer lanes, the single producer) it also passes a process-wide barrier
+  /// (`membarrier`, detail/asymmetric_fence.hpp) so that a publish racing with it is seen.
+  /// Where the kernel refuses that barrier the first call returns without sleeping.
   bool WaitForMessages(uint32_t timeout_us) noexcept {
     if (HasReadyMessage()) {
       return true;
     }
-    if (!parking_.SleepEnabled()) {
-      parking_.EnableSleep();
+    if (MCCC_UNLIKELY(!parking_.SleepEnabled()) && !EnableSleep()) {
+      return HasReadyMessage();
     }
     parking_.Park([this]() noexcept { return HasClaimedWork(); }, timeout_us);
     return HasReadyMessage();
@@ -1055,6 +1058,14 @@ class AsyncBus
   static constexpr bool kHasParking =
       detail::kIsConsumerWaitHook<typename Traits::ConsumerWait> ||
       (Parking::kCanSleep && MCCC_HOSTED != 0 && !Traits::kSingleCore);
+  // Producers with a plain tail store (lanes, the single producer) skip the StoreLoad fence
+  // until the consumer first waits only where that cannot lose a wake-up: on one core (program
+  // order is memory order), or where EnableSleep repairs it with a process-wide barrier.
+  // Elsewhere they always fence before they look for a sleeper.
+  static constexpr bool kSleepNeedsBarrier =
+      !Traits::kSingleCore && Traits::kAsymmetricFence && MCCC_ASYMMETRIC_FENCE != 0;
+  static constexpr bool kLazySleepFence =
+      kHasParking && (Traits::kSingleCore || kSleepNeedsBarrier);
   static constexpr bool kHasHighLane = kHighQueueDepth > 0U;
   static constexpr bool kHasLanes = kProducerLanes > 0U;
   // The HIGH lane: its own ring (one slot when there is none, never used).
@@ -1353,8 +1364,11 @@ class AsyncBus
     if constexpr (kHasParking) {
       if (!claim_is_seq_cst) {
         // A lane's or the single producer's tail store is only a release; a sleeping consumer
-        // needs the StoreLoad order the MPSC CAS gives for free (consumer_parking.hpp).
-        if (MCCC_UNLIKELY(parking_.SleepEnabled())) {
+        // needs the StoreLoad order the MPSC CAS gives for free (consumer_parking.hpp). Until
+        // the consumer first waits, the fence is skipped only where EnableSleep's process-wide
+        // barrier repairs a stale "not enabled" read (store buffering: the consumer would
+        // otherwise miss this tail and sleep with a message ready).
+        if (!kLazySleepFence || MCCC_UNLIKELY(parking_.SleepEnabled())) {
           parking_.FullFence();
           parking_.NotifyAfterClaim();
         }
@@ -1363,6 +1377,22 @@ class AsyncBus
       }
     } else {
       static_cast<void>(claim_is_seq_cst);
+    }
+  }
+
+  /// Consumer, first WaitForMessages: enables sleeping. Producers that publish with a plain
+  /// tail store read "enabled" without a fence (a relaxed load after their store) while it is
+  /// false; one of them may have read false and still hold its tail in its store buffer. The
+  /// process-wide barrier (membarrier: every running thread of the process passes a full fence
+  /// before it returns) drains such a store before the consumer looks for work: the fence they
+  /// skipped, paid once here. Returns false when that barrier could not be had (the kernel
+  /// refused it): the caller then does not sleep this time.
+  MCCC_NOINLINE bool EnableSleep() noexcept {
+    parking_.EnableSleep();
+    if constexpr (kSleepNeedsBarrier) {
+      return detail::AsymmetricFence::Available() && detail::AsymmetricFence::Heavy();
+    } else {
+      return true;
     }
   }
 

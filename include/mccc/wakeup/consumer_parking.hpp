@@ -137,10 +137,12 @@ class ConsumerParking {
 #endif
   }
 
-  /// @brief Single-producer buses: whether any consumer may sleep (then producers add the
-  /// seq_cst fence their plain tail store lacks). Set once by the consumer before it first parks.
+  /// @brief Whether any consumer may sleep (then producers whose claim is a plain store add the
+  /// seq_cst fence it lacks). Set once by the consumer before it first parks.
   bool SleepEnabled() const noexcept {
-    // relaxed: a stale false can only delay one wake-up until Park's timeout (documented).
+    // relaxed: a stale false is safe only where the consumer follows EnableSleep with a
+    // process-wide barrier or runs on the producers' one core (AsyncBus::EnableSleep); the bus
+    // does not rely on this read elsewhere.
     return sleep_enabled_.load(std::memory_order_relaxed);
   }
 
