@@ -570,4 +570,64 @@ TEST(NoHighLane, HighPublishedInACallbackWaitsBehindTheQueuedMessages) {
   }
 }
 
+// ----- G-2's exception: a HIGH publisher suspended in its claimed slot
+// ----------------------------
+
+/// Spins in its constructor while g_stall is set, so PublishEmplace stays inside the claimed
+/// slot of the HIGH ring: a publisher suspended between its claim and its publication.
+std::atomic<bool> g_stall{false};
+std::atomic<bool> g_stalled{false};
+struct Stall {
+  explicit Stall(uint32_t s) noexcept : seq(s) {
+    if (g_stall.load()) {
+      g_stalled.store(true);
+      while (g_stall.load()) {
+        mccc::CpuRelax();
+      }
+    }
+  }
+  uint32_t seq;
+};
+using StallPayload = std::variant<Stall, Note>;
+
+// The HIGH ring is one FIFO: a HIGH message claimed after a suspended HIGH publisher waits for
+// it while LOW/MEDIUM messages flow; once the publisher resumes, HIGH comes first again.
+template <typename Traits>
+void ExpectHighWaitsOnlyForASuspendedHighPublisher() {
+  using Bus = mccc::AsyncBus<StallPayload, Traits>;
+  auto bus = std::make_unique<Bus>();
+  std::vector<uint32_t> log;
+  const auto visit = mccc::make_overloaded([&](const Stall& m) { log.push_back(m.seq); },
+                                           [&](const Note& m) { log.push_back(m.seq); });
+  for (uint32_t i = 0U; i < 20U; ++i) {
+    ASSERT_TRUE(bus->Publish(Note{i}, 1U));
+  }
+  g_stall.store(true);
+  g_stalled.store(false);
+  std::thread suspended([&] {
+    EXPECT_TRUE(bus->template PublishEmplace<Stall>(2U, MessagePriority::kHigh, kHighSeq));
+  });
+  while (!g_stalled.load()) {
+    mccc::CpuRelax();
+  }
+  ASSERT_TRUE(bus->PublishWithPriority(Note{kHighSeq + 1U}, 3U, MessagePriority::kHigh));
+  // The later HIGH message is published, but waits behind the suspended claim.
+  EXPECT_EQ(bus->ProcessBatchWith(visit), 8U);
+  EXPECT_EQ(bus->ProcessBatchWith(visit), 8U);
+  EXPECT_EQ(log, (std::vector<uint32_t>{0U, 1U, 2U, 3U, 4U, 5U, 6U, 7U, 8U, 9U, 10U, 11U, 12U, 13U,
+                                        14U, 15U}))
+      << "LOW/MEDIUM flow while the HIGH ring waits for its suspended publisher";
+  g_stall.store(false);
+  suspended.join();
+  log.clear();
+  EXPECT_EQ(bus->ProcessBatchWith(visit), 6U);
+  EXPECT_EQ(log, (std::vector<uint32_t>{kHighSeq, kHighSeq + 1U, 16U, 17U, 18U, 19U}))
+      << "resumed: both HIGH messages before the next LOW/MEDIUM one";
+}
+
+TEST(HighLane, AHighMessageWaitsOnlyForASuspendedHighPublisherBeforeIt) {
+  ExpectHighWaitsOnlyForASuspendedHighPublisher<RingTraits>();
+  ExpectHighWaitsOnlyForASuspendedHighPublisher<LaneTraits>();
+}
+
 }  // namespace

@@ -87,6 +87,12 @@ struct LanesNoHighTraits : LanesTraits {
 };
 using LanesBus = mccc::AsyncBus<Payload, LanesTraits>;
 using LanesNoHighBus = mccc::AsyncBus<Payload, LanesNoHighTraits>;
+/// Four lanes and batches of 10: each ring's share of a consumer batch is 2.
+struct SmallShareTraits : LanesTraits {
+  static constexpr uint32_t kBatchSize = 10U;
+  static constexpr uint32_t kHighQueueDepth = 0U;
+};
+using SmallShareBus = mccc::AsyncBus<Payload, SmallShareTraits>;
 
 // The thresholds of a 128-slot lane: 60 %, 80 % and 99 % of 128, rounded up.
 constexpr uint32_t kLaneLow = 77U;
@@ -734,6 +740,71 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
   EXPECT_EQ(g_queue_full.load(), flood_refused_total);
   EXPECT_EQ(g_other_errors.load(), 0U);
   EXPECT_EQ(bus->QueueDepth(), 0U);
+}
+
+// G-8 with producer lanes: a PublishBatch is delivered in order, with one timestamp and
+// increasing ids, but the consumer serves the rings in turn, so another ring's message may come
+// between its messages (on a bus without lanes it is contiguous: test_async_bus.cpp).
+TEST(ProducerLanes, ABatchArrivesInOrderWithOneTimestampAndOtherRingsMayComeBetween) {
+  struct Seen {
+    uint32_t producer;
+    uint32_t seq;
+    uint64_t msg_id;
+    uint64_t timestamp_us;
+  };
+  // Both ways: the batch on a lane with a message on the shared ring, and the other way round.
+  for (const bool batch_on_lane : {true, false}) {
+    auto bus = std::make_unique<SmallShareBus>();  // fresh: the consumer starts with lane 0
+    // A handle with a lane, and one without (the others hold the remaining lanes meanwhile).
+    std::vector<SmallShareBus::Producer> handles;
+    SmallShareBus::Producer lane;
+    SmallShareBus::Producer shared;
+    while (!shared.HasOwnLane() && handles.size() < SmallShareBus::LaneCount() + 2U) {
+      SmallShareBus::Producer handle = bus->MakeProducer();
+      if (handle.HasOwnLane() && !lane.HasOwnLane()) {
+        lane = std::move(handle);
+      } else if (!handle.HasOwnLane()) {
+        shared = std::move(handle);
+        break;
+      } else {
+        handles.push_back(std::move(handle));
+      }
+    }
+    ASSERT_TRUE(lane.HasOwnLane());
+    ASSERT_EQ(shared.Lane(), SmallShareBus::LaneCount());
+    std::vector<Seen> seen;
+    const auto handle = bus->Subscribe<Item>([&](const Item& item, const MessageHeader& header) {
+      seen.push_back(Seen{item.producer, item.seq, header.msg_id, header.timestamp_us});
+    });
+    const std::array<Item, 4> batch{Item{1U, 0U}, Item{1U, 1U}, Item{1U, 2U}, Item{1U, 3U}};
+    SmallShareBus::Producer& batch_producer = batch_on_lane ? lane : shared;
+    SmallShareBus::Producer& other_producer = batch_on_lane ? shared : lane;
+    ASSERT_EQ(batch_producer.PublishBatch(batch.data(), 4U, 1U), 4U);
+    ASSERT_TRUE(other_producer.Publish(Item{2U, 0U}, 2U));
+    while (bus->ProcessBatch() != 0U) {
+    }
+    ASSERT_EQ(seen.size(), 5U);
+    std::vector<uint32_t> batch_seqs;
+    std::vector<uint64_t> batch_stamps;
+    std::size_t other_at = seen.size();
+    for (std::size_t i = 0U; i < seen.size(); ++i) {
+      EXPECT_EQ(seen[i].msg_id, i + 1U) << "ids follow delivery order";
+      if (seen[i].producer == 1U) {
+        batch_seqs.push_back(seen[i].seq);
+        batch_stamps.push_back(seen[i].timestamp_us);
+      } else {
+        other_at = i;
+      }
+    }
+    EXPECT_EQ(batch_seqs, (std::vector<uint32_t>{0U, 1U, 2U, 3U})) << "in publish order";
+    EXPECT_EQ(batch_stamps, std::vector<uint64_t>(4U, batch_stamps.front())) << "one timestamp";
+    if (batch_on_lane) {
+      // The lane comes before the shared ring in the first round; its share is 2, so the
+      // shared ring's message is dispatched between the batch's second and third message.
+      EXPECT_EQ(other_at, 2U) << "another ring's message between the batch's messages";
+    }
+    EXPECT_TRUE(bus->Unsubscribe(handle));
+  }
 }
 
 // ----- signal handlers that publish while their thread is inside a lane publish

@@ -360,8 +360,11 @@ class AsyncBus
   }
 
   /// @brief Publishes `messages[0, count)` in this order, with one clock reading and one claim
-  /// of consecutive queue positions for all of them (no other producer's message lands between
-  /// them, and their msg_ids are consecutive unless HIGH messages are dispatched in between).
+  /// of consecutive positions in one ring for all of them. They are delivered in order with
+  /// increasing msg_ids. Where LOW/MEDIUM messages share one ring (no producer lanes) no other
+  /// producer's message lands between them, and their ids are consecutive unless HIGH messages
+  /// are dispatched in between; with producer lanes the consumer serves the rings in turn, so
+  /// messages of other rings may be dispatched between them.
   /// Admission is decided per message exactly as `count` single publishes of `priority` at that
   /// instant would decide it, so the admitted messages are a prefix: returns how many (0 to
   /// count). The messages are copied; the refused ones, `messages[returned, count)`, are left for
