@@ -63,7 +63,8 @@
 //   byte 1  distance to the wrap point (with bit 6), byte 2 payload salt
 //   then operations: one opcode byte (op % 27, see Harness::Step) followed by its arguments
 //   (a burst whose api byte % 8 is 7 is one PublishBatch call of the whole burst; opcodes 20 to
-//   26 are the loan operations).
+//   26 are the loan operations; a PublishEmplace of Small whose sender byte has bit 7 set
+//   publishes once more from inside the message's constructor, as a signal handler would).
 //
 // Regression inputs (tests/fuzz/regressions/) replay inputs that once found a bug; they run with
 // MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
@@ -73,6 +74,8 @@
 // G-5: statistics exact in FULL_FEATURED, nothing counted in the other modes
 // G-7: every publish admitted exactly below its priority's threshold
 // G-8: a burst sent as one PublishBatch admits the prefix single publishes would
+// G-3: a publish from inside a message's construction in its slot (what a signal handler that
+//      interrupts its thread's publish does) is admitted and ordered as if it came right after
 // G-9: every refused rvalue re-checked: not moved from
 // G-10: live payloads == queued messages after every operation, 0 once the bus is gone
 // G-11: a loaned message reaches subscribers and visitors as the block the producer filled
@@ -176,9 +179,21 @@ uint64_t g_salt = 0U;      // per input, so contents differ between inputs
 long g_live_text = 0;      // live Text payload objects (anywhere)
 long g_live_captures = 0;  // live CaptureToken objects (inside subscriber callables)
 
+/// Armed by the harness around one PublishEmplace<Small>: Small's constructor, running inside
+/// the claimed slot, calls it once (and disarms it), as a signal handler that interrupts its
+/// thread's publish would publish.
+void (*g_in_constructor)(void*) = nullptr;
+void* g_in_constructor_context = nullptr;
+
 /// Alternative 0: trivially copyable, nothrow everything.
 struct Small {
-  explicit Small(uint32_t s) noexcept : seq(s), check(Mix(s ^ g_salt)) {}
+  explicit Small(uint32_t s) noexcept : seq(s), check(Mix(s ^ g_salt)) {
+    if (g_in_constructor != nullptr) {
+      void (*const nested)(void*) = g_in_constructor;
+      g_in_constructor = nullptr;
+      nested(g_in_constructor_context);
+    }
+  }
   bool Intact() const noexcept { return check == Mix(seq ^ g_salt); }
   uint32_t seq;
   uint64_t check;
@@ -502,7 +517,12 @@ class Harness {
   void Step(uint8_t opcode) {
     const uint8_t op = static_cast<uint8_t>(opcode % 27U);
     if (op <= 6U) {
-      PublishOne(op, in_.Byte(), in_.Byte(), in_.Byte());
+      // One byte after the other: the order in which a call's arguments are evaluated is
+      // unspecified (GCC goes right to left), and the input format names this order.
+      const uint8_t type = in_.Byte();
+      const uint8_t priority = in_.Byte();
+      const uint8_t sender = in_.Byte();
+      PublishOne(op, type, priority, sender);
       return;
     }
     switch (op) {
@@ -1110,6 +1130,12 @@ class Harness {
         break;
       }
       case 5U:  // in place (Text: its constructor may throw, so the bus builds a temporary)
+        if constexpr (std::is_same_v<T, Small> && !Bus::TraitsType::kSingleProducer) {
+          if ((sender & 0x80U) != 0U) {
+            PublishEmplaceWithNested(seq, priority, sender);
+            return;
+          }
+        }
         admitted = bus_->template PublishEmplace<T>(sender, priority, seq);
         break;
       default: {  // the whole variant
@@ -1121,6 +1147,55 @@ class Harness {
     }
     FUZZ_CHECK(untouched, "a refused publish moved from (or changed) the caller's message");
     ExpectPublish(admitted, ModelMessage{seq, kIndexOf<T>, effective, sender, fast, timestamp});
+  }
+
+  /// What a publish from inside the constructor of a message being built in its slot did
+  /// (PublishEmplaceWithNested).
+  struct NestedPublish {
+    Harness* harness = nullptr;
+    uint32_t seq = 0U;
+    uint32_t sender = 0U;
+    MessagePriority priority = MessagePriority::MEDIUM;
+    bool ran = false;
+    bool admitted = false;
+    std::vector<Event> log;  // the error callback's reports during it
+  };
+
+  static void RunNested(void* context) {
+    auto& nested = *static_cast<NestedPublish*>(context);
+    Harness& self = *nested.harness;
+    const std::size_t before = self.log_.size();
+    nested.ran = true;
+    nested.admitted =
+        self.bus_->PublishWithPriority(Small(nested.seq), nested.sender, nested.priority);
+    nested.log.assign(self.log_.begin() + static_cast<std::ptrdiff_t>(before), self.log_.end());
+    self.log_.resize(before);
+  }
+
+  /// PublishEmplace<Small> whose constructor, running inside the claimed slot (a lane's, or a
+  /// ring's), publishes one more Small of the same priority, as a signal handler interrupting
+  /// the publish would (README "Signal and interrupt handlers"; the handler area of a lane,
+  /// ring/producer_lane.hpp). Documented outcome: the same as the two publishes one after the
+  /// other, the interrupted one first (it was admitted, and claimed its place, before the inner
+  /// one began), so the model applies them in that order.
+  void PublishEmplaceWithNested(uint32_t seq, MessagePriority priority, uint32_t sender) {
+    NestedPublish nested;
+    nested.harness = this;
+    nested.seq = next_seq_++;
+    nested.sender = sender + 1U;
+    nested.priority = priority;
+    g_in_constructor_context = &nested;
+    g_in_constructor = &RunNested;
+    const bool admitted = bus_->template PublishEmplace<Small>(sender, priority, seq);
+    g_in_constructor = nullptr;
+    g_in_constructor_context = nullptr;
+    FUZZ_CHECK_EQ(nested.ran, admitted, "the slot's constructor runs exactly when admitted");
+    ExpectPublish(admitted, ModelMessage{seq, kIndexOf<Small>, priority, sender, false, 0U});
+    if (nested.ran) {
+      log_ = nested.log;
+      ExpectPublish(nested.admitted,
+                    ModelMessage{nested.seq, kIndexOf<Small>, priority, nested.sender, false, 0U});
+    }
   }
 
   void ExpectPublish(bool admitted, const ModelMessage& m) {

@@ -198,6 +198,29 @@ SEEDS = {
     "lane_and_high_lane_wrap_32": header(D128_POS32_H16_L1 | NEAR_WRAP | DRAIN, wrap_distance=20)
     + ERRORS_ON + subscribe(TEXT, form=0) + burst(70, PUBLISH, TEXT, MEDIUM)
     + burst(20, FAST, TEXT, HIGH) + LOOK + PROCESS + drain() + STATS,
+    # A publish from inside a message's construction in its slot, as a signal handler that
+    # interrupts its thread's publish would (sender bit 7 on an EMPLACE of SMALL): on a lane it
+    # waits in the lane's handler area for the interrupted publish, on a ring it claims the next
+    # position; at every fill up to the limits, in every priority and mode.
+    "handler_publishes_inside_a_lane_slot": header(D8_H4_L1 | DRAIN) + ERRORS_ON
+    + subscribe(SMALL) + b"".join(publish(EMPLACE, SMALL, MEDIUM, 0x80 | i) for i in range(8))
+    + LOOK + STATS + PROCESS + b"".join(publish(EMPLACE, SMALL, p, 0x81) for p in (LOW, HIGH))
+    + burst(3, WITH_PRIORITY, SMALL, LOW) + publish(EMPLACE, SMALL, LOW, 0xC0) + LOOK + STATS
+    + mode(2) + b"".join(publish(EMPLACE, SMALL, MEDIUM, 0x90) for _ in range(5)) + mode(0)
+    + publish(EMPLACE, SMALL, INVALID, 0x80) + drain() + STATS,
+    "handler_publishes_inside_slots_of_lanes_and_rings": header(D128_L2 | DRAIN) + ERRORS_ON
+    + subscribe(SMALL, form=0) + burst(95, WITH_PRIORITY, SMALL, MEDIUM)
+    + b"".join(publish(EMPLACE, SMALL, p, 0x80 | p) for p in (LOW, MEDIUM, HIGH, MEDIUM, HIGH))
+    + LOOK + STATS + mode(1) + burst(20, PUBLISH, SMALL, MEDIUM)
+    + publish(EMPLACE, SMALL, HIGH, 0xFF) + mode(0) + drain() + STATS,
+    "handler_publishes_inside_a_ring_slot": header(D8_H4 | DRAIN) + ERRORS_ON + subscribe(SMALL)
+    + b"".join(publish(EMPLACE, SMALL, p, 0x80 | i) for i, p in enumerate((MEDIUM, HIGH) * 5))
+    + LOOK + STATS + PROCESS + drain()
+    + b"".join(publish(EMPLACE, SMALL, MEDIUM, 0x80) for _ in range(5)) + STATS,
+    "handler_publishes_near_wrap_32": header(D128_POS32_H16_L1 | NEAR_WRAP | DRAIN,
+                                             wrap_distance=7) + ERRORS_ON + subscribe(SMALL)
+    + b"".join(publish(EMPLACE, SMALL, p, 0x80 | i) for i, p in enumerate((MEDIUM, HIGH) * 10))
+    + PROCESS + LOOK + STATS + drain() + STATS,
     # Loans. Pool of 5: LOW takes 3, MEDIUM 4, HIGH all 5; refusals counted per priority and
     # reported; every publish api; a loan dropped unpublished, one refilled before publishing.
     "loans_admission_by_priority": header(D8 | DRAIN) + ERRORS_ON
