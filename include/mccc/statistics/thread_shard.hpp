@@ -110,9 +110,9 @@ class ThreadShardRegistry {
 /// @brief Test hook: called on the thread that ends a lease (thread exit, a producer handle's
 /// release) between its two steps, after the holder stopped using the index and before the
 /// index returns to the registry: where a signal handler could land.
-// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): test hook
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): deviation D-23
 inline void (*lease_end_hook)(uint32_t index, void* context) = nullptr;
-// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): test hook
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): deviation D-23
 inline void* lease_end_hook_context = nullptr;
 #endif
 
