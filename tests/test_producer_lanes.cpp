@@ -935,41 +935,48 @@ TEST(ProducerLanes, AHandlerBatchInsideALanePublishIsBoundedByTheHandlerArea) {
   using Lane = mccc::ProducerLane<int, 8U, uint32_t, 64U, 2U>;
   static_assert(Lane::kHandlerSlots == 2U, "");
   auto lane = std::make_unique<Lane>();
-  std::vector<int> order;
+  const auto no_claim = []() noexcept { return 0; };
+  const auto publish = [&](uint32_t limit, uint32_t count, const auto& construct) {
+    return lane->Publish(limit, count, no_claim, construct);
+  };
   const auto build = [](int value) {
     return [value](void* storage, uint32_t index, int) noexcept {
       ::new (storage) int(value + static_cast<int>(index));
     };
   };
-  const auto no_claim = []() noexcept { return 0; };
   mccc::LaneClaim<uint32_t> inner{};
   mccc::LaneClaim<uint32_t> inner_full{};
   // The outer publish of 3 elements (10, 11, 12); while it builds its first, a "handler"
   // publishes a batch of 3 (20..22) and then one more (30): the area holds 2, so the batch
   // gets 2 and the single one is refused.
   const mccc::LaneClaim<uint32_t> outer =
-      lane->Publish(8U, 3U, no_claim, [&](void* storage, uint32_t index, int) noexcept {
+      publish(8U, 3U, [&](void* storage, uint32_t index, int) noexcept {
         if (index == 0U) {
-          inner = lane->Publish(8U, 3U, no_claim, build(20));
-          inner_full = lane->Publish(8U, 1U, no_claim, build(30));
+          inner = publish(8U, 3U, build(20));
+          inner_full = publish(8U, 1U, build(30));
         }
         ::new (storage) int(10 + static_cast<int>(index));
       });
   EXPECT_EQ(outer.admitted, 3U);
-  EXPECT_EQ(outer.announced, 5U) << "its own 3 and the 2 the handler left";
+  EXPECT_EQ(outer.taken_in, 2U) << "the 2 the handler left, made visible with its own 3";
   EXPECT_EQ(inner.admitted, 2U);
-  EXPECT_EQ(inner.announced, 0U) << "a handler's elements wait for the publish it interrupted";
+  EXPECT_EQ(inner.taken_in, 0U);
   EXPECT_EQ(inner_full.admitted, 0U);
+  EXPECT_EQ(lane->Occupancy(), 5U);
   // A second outer publish of 1 while the lane holds 5 of 8 with a limit of 7: a handler
   // inside it counts 5 + 1 (the outer's) and is admitted for exactly 1 of its 3.
   const mccc::LaneClaim<uint32_t> second =
-      lane->Publish(7U, 1U, no_claim, [&](void* storage, uint32_t, int) noexcept {
-        inner = lane->Publish(7U, 3U, no_claim, build(40));
+      publish(7U, 1U, [&](void* storage, uint32_t, int) noexcept {
+        inner = publish(7U, 3U, build(40));
+        EXPECT_EQ(lane->Occupancy(), 5U)
+            << "a handler's elements wait for the publish it interrupted";
         ::new (storage) int(13);
       });
   EXPECT_EQ(second.admitted, 1U);
+  EXPECT_EQ(second.taken_in, 1U);
   EXPECT_EQ(inner.admitted, 1U);
   EXPECT_EQ(lane->Occupancy(), 7U);
+  std::vector<int> order;
   while (lane->ConsumeBatch(8U, [&](int& value) noexcept { order.push_back(value); }) != 0U) {
   }
   EXPECT_EQ(order, (std::vector<int>{10, 11, 12, 20, 21, 13, 40}));

@@ -313,8 +313,11 @@ class AsyncBus
   /// std::string member, say) calls std::terminate. To keep such an exception on the caller's
   /// side, make the copy before the call and publish it with std::move, or use message types
   /// whose copy and constructors cannot throw (PublishEmplace then builds in the slot).
+  // Publish, PublishWithPriority and PublishFast (here and in Producer) are forced inline like
+  // every layer below them: otherwise they are the one call left on a publish loop once GCC's
+  // limit on a translation unit's growth by inlining is reached, which other code decides.
   template <typename T>
-  bool Publish(T&& message, uint32_t sender_id) noexcept {
+  MCCC_ALWAYS_INLINE bool Publish(T&& message, uint32_t sender_id) noexcept {
     const MessagePriority priority = DefaultPriorityOf(message);
     return PublishTimestamped(CurrentProducer(), std::forward<T>(message), sender_id, priority);
   }
@@ -324,7 +327,8 @@ class AsyncBus
   /// (INVALID_MESSAGE is then reported); `message` is then left untouched. A copy that throws
   /// calls std::terminate (see Publish).
   template <typename T>
-  bool PublishWithPriority(T&& message, uint32_t sender_id, MessagePriority priority) noexcept {
+  MCCC_ALWAYS_INLINE bool PublishWithPriority(T&& message, uint32_t sender_id,
+                                              MessagePriority priority) noexcept {
     return PublishTimestamped(CurrentProducer(), std::forward<T>(message), sender_id, priority);
   }
 
@@ -332,8 +336,9 @@ class AsyncBus
   /// PublishWithPriority (MEDIUM unless given; a loan's own priority for a loan), including
   /// std::terminate for a copy that throws (see Publish).
   template <typename T>
-  bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
-                   MessagePriority priority = MessagePriority::kMedium) noexcept {
+  MCCC_ALWAYS_INLINE bool PublishFast(
+      T&& message, uint32_t sender_id, uint64_t timestamp_us,
+      MessagePriority priority = MessagePriority::kMedium) noexcept {
     static_assert(kStoresTimestamp || sizeof(T) == 0U,
                   "mccc: PublishFast: this bus stores no timestamp (a compact envelope with "
                   "NullClock), so the given one would be lost; use Publish / "
@@ -495,7 +500,7 @@ class AsyncBus
 
     /// @brief As AsyncBus::Publish.
     template <typename T>
-    bool Publish(T&& message, uint32_t sender_id) noexcept {
+    MCCC_ALWAYS_INLINE bool Publish(T&& message, uint32_t sender_id) noexcept {
       const MessagePriority priority = DefaultPriorityOf(message);
       return bus_ != nullptr &&
              bus_->PublishTimestamped(index_, std::forward<T>(message), sender_id, priority);
@@ -503,15 +508,17 @@ class AsyncBus
 
     /// @brief As AsyncBus::PublishWithPriority.
     template <typename T>
-    bool PublishWithPriority(T&& message, uint32_t sender_id, MessagePriority priority) noexcept {
+    MCCC_ALWAYS_INLINE bool PublishWithPriority(T&& message, uint32_t sender_id,
+                                                MessagePriority priority) noexcept {
       return bus_ != nullptr &&
              bus_->PublishTimestamped(index_, std::forward<T>(message), sender_id, priority);
     }
 
     /// @brief As AsyncBus::PublishFast.
     template <typename T>
-    bool PublishFast(T&& message, uint32_t sender_id, uint64_t timestamp_us,
-                     MessagePriority priority = MessagePriority::kMedium) noexcept {
+    MCCC_ALWAYS_INLINE bool PublishFast(
+        T&& message, uint32_t sender_id, uint64_t timestamp_us,
+        MessagePriority priority = MessagePriority::kMedium) noexcept {
       static_assert(kStoresTimestamp || sizeof(T) == 0U,
                     "mccc: PublishFast: this bus stores no timestamp (see AsyncBus::PublishFast)");
       return bus_ != nullptr && bus_->PublishImpl(index_, std::forward<T>(message), sender_id,
@@ -634,13 +641,11 @@ class AsyncBus
     // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     RingBatchClaim<Position> claim{};
     bool claim_is_seq_cst = !Traits::kSingleProducer;
-    // Made visible to the consumer by this call (a lane also announces what signal handlers
-    // left for it; a handler's own elements are announced later by the publish it interrupted).
-    Position announced = 0U;
+    // Elements signal handlers left on the lane, made visible by this call (ProducerLane).
+    Position taken_in = 0U;
     if (IsForHighLane(priority)) {
       if constexpr (kHasHighLane) {
         claim = high_ring_.TryPublishBatch(HighLimit(), count, after_claim, build);
-        announced = claim.admitted;
       }
     } else if (IsLaneIndex(producer)) {
       if constexpr (kHasLanes) {
@@ -651,18 +656,17 @@ class AsyncBus
             });
         claim = RingBatchClaim<Position>{lane_claim.admitted, lane_claim.position,
                                          lane_claim.occupancy};
-        announced = lane_claim.announced;
+        taken_in = lane_claim.taken_in;
         claim_is_seq_cst = false;
       }
     } else {
       claim = ring_.TryPublishBatch(LimitFor(mode, priority_index), count, after_claim, build);
-      announced = claim.admitted;
     }
     const auto admitted = static_cast<uint32_t>(claim.admitted);
     if (MCCC_LIKELY(admitted != 0U)) {
       CountAdmitted(producer, mode, priority, admitted);
     }
-    if (MCCC_LIKELY(announced != 0U)) {
+    if (MCCC_LIKELY(admitted != 0U || taken_in != 0U)) {
       NotifyConsumer(claim_is_seq_cst);
     }
     if (MCCC_UNLIKELY(admitted != count)) {
@@ -1317,20 +1321,9 @@ class AsyncBus
             LaneLimitFor(mode, priority_index), 1U, []() noexcept { return 0; },
             [&build](void* storage, uint32_t, int) noexcept { build(storage, Position{0U}); });
         admitted = claim.admitted != 0U;
-        if (MCCC_UNLIKELY(claim.announced != claim.admitted)) {
-          // Inside a signal handler (announced later), or elements left by handlers announced
-          // with this one: wake the consumer for what is visible now.
-          if (admitted) {
-            CountAdmitted(producer, mode, priority, 1U);
-          }
-          if (claim.announced != 0U) {
-            NotifyConsumer(false);
-          }
-          if (admitted) {
-            return true;
-          }
-          OnRejected(producer, mode, priority, claim.position);
-          return false;
+        if (MCCC_UNLIKELY(!admitted && claim.taken_in != 0U)) {
+          // Refused, but it made elements of signal handlers visible: wake the consumer.
+          NotifyConsumer(false);
         }
         claim_is_seq_cst = false;
       }

@@ -22,9 +22,9 @@
 ///   compiler fences). A publish that finds the mark set runs inside a handler: it builds its
 ///   elements in a small handler area of the lane instead and counts them as queued against
 ///   the lane's limit, together with everything the interrupted publish may still add. The
-///   interrupted publish, when it ends, clears its mark, looks at the area once more and moves
-///   what it finds there into the lane behind its own elements. A handler that runs after the
-///   mark is cleared publishes on the lane itself, and first takes in what waits in the area.
+///   interrupted publish, when it ends, marks itself as ending, moves what it finds in the area
+///   into the lane behind its own elements and clears its mark. A handler that runs after the
+///   ending mark publishes on the lane itself, and first takes in what waits in the area.
 ///   So the lane stays the one queue of its producer, in publish order, and the handler's
 ///   publish returns at once, never waiting for the thread it interrupted.
 ///   A handler interrupted in turn by another handler while it writes the handler area leaves
@@ -49,14 +49,16 @@
 
 namespace mccc {
 
-/// @brief What a lane publish did: LanePublish::Claim plus how many elements it made visible to
-/// the consumer (its own and those it took in from the handler area).
+/// @brief What a lane publish did. Its admitted elements are visible to the consumer when it
+/// returns, except those of a publish inside a signal handler that interrupted another publish
+/// on the lane (they become visible when that one ends); `taken_in` more, left by such
+/// handlers, became visible with them (the caller wakes the consumer for those too).
 template <typename Position>
 struct LaneClaim {
   Position admitted;   ///< How many elements (a prefix of the request) were admitted.
   Position position;   ///< The first position taken (admitted > 0) or the tail observed (0).
   Position occupancy;  ///< Occupancy observed when the decision was made.
-  Position announced;  ///< Elements made visible by this call (0 for a handler's: later).
+  Position taken_in;   ///< Elements of handlers this call made visible.
 };
 
 /// @brief Single-producer / single-consumer ring with compact slots (no per-slot word).
@@ -131,15 +133,28 @@ class ProducerLane {
     // relaxed (every access to publishing, stashed, handled and stashing): only the owning
     // thread and handlers running on it touch them; the signal fences keep the compiler from
     // moving slot writes across them, and a handler runs to its end before its thread resumes.
-    if (MCCC_UNLIKELY(owner_.publishing.load(std::memory_order_relaxed) != 0U)) {
-      return PublishFromHandler(limit, wanted, after_claim, construct);
-    }
-    owner_.publishing.store(wanted, std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    Position announced = 0U;
-    if (MCCC_UNLIKELY(HasHandlerElements())) {
-      // Left by a handler after the publish it interrupted had looked for the last time.
-      announced += TakeInHandlerElements();
+    const uint32_t mark = owner_.publishing.load(std::memory_order_relaxed);
+    Position taken_in = 0U;
+    if (MCCC_UNLIKELY(mark != 0U)) {
+      if (mark != kEnding) {
+        // A signal handler that interrupted a publish on this lane: the handler area.
+        const HandlerSlots slots = ReserveHandlerSlots(limit, wanted);
+        if (slots.take != 0U) {
+          const auto claimed = after_claim();
+          for (uint32_t i = 0U; i < slots.take; ++i) {
+            construct(static_cast<void*>(HandlerSlotAt(slots.first + i)), i, claimed);
+          }
+        }
+        ReleaseHandlerSlots(slots);
+        return LaneClaim<Position>{static_cast<Position>(slots.take), owner_.tail_copy,
+                                   slots.queued, 0U};
+      }
+      // A handler that interrupted the end of a publish before its last look at the area: it
+      // publishes on the lane itself, after what waits there (published first).
+      taken_in = TakeInAsOwner(wanted);
+    } else {
+      owner_.publishing.store(wanted, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
     }
     const Position tail = owner_.tail_copy;
     Position occupancy = static_cast<Position>(tail - owner_.cached_head);
@@ -157,10 +172,9 @@ class ProducerLane {
                   static_cast<uint32_t>(i), claimed);
       }
       Announce(static_cast<Position>(tail + take));
-      announced += take;
     }
-    announced += EndPublish();
-    return LaneClaim<Position>{take, tail, occupancy, announced};
+    taken_in += EndPublish();
+    return LaneClaim<Position>{take, tail, occupancy, taken_in};
   }
 
   /// @brief Consumer: visits up to `max_count` published elements in order, calling
@@ -237,6 +251,9 @@ class ProducerLane {
 
  private:
   static constexpr uint32_t kMask = kCapacity - 1U;
+  // The mark of a publish that has finished its own elements and looks at the handler area
+  // before it clears the mark (EndPublish); other marks are the most the publish may add.
+  static constexpr uint32_t kEnding = ~uint32_t{0};
 
   static constexpr Position RoomBelow(Position limit, Position occupancy) noexcept {
     return occupancy < limit ? static_cast<Position>(limit - occupancy) : Position{0U};
@@ -276,29 +293,54 @@ class ProducerLane {
     published_.tail.store(tail, std::memory_order_release);
   }
 
-  /// Ends a publish: clears the mark, then looks once more for elements a handler left after
-  /// the last look. Once the mark reads clear, a handler publishes on the lane itself (and
-  /// takes in whatever is left first), so nothing can stay behind. Returns how many it took in.
+  /// Ends a publish: marks it as ending, looks at the handler area, takes in what it finds,
+  /// then clears the mark. A handler that lands after the ending mark does not use the area: it
+  /// publishes on the lane itself and takes in what waits there first (Publish). So whatever a
+  /// handler left is taken in by this look or by that handler, and the next publish finds the
+  /// area empty. Returns how many elements it took in.
   MCCC_ALWAYS_INLINE Position EndPublish() noexcept {
+    // relaxed: see Publish.
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    owner_.publishing.store(kEnding, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     Position announced = 0U;
-    for (;;) {
+    if (MCCC_UNLIKELY(HasHandlerElements())) {
+      announced = TakeInHandlerElementsAndEnd();
+    }
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    owner_.publishing.store(0U, std::memory_order_relaxed);
+    return announced;
+  }
+
+  /// Publish inside a handler that found the ending mark: marks the lane as its own and takes
+  /// in what handlers left, before its own elements.
+  MCCC_NOINLINE Position TakeInAsOwner(uint32_t wanted) noexcept {
+    // relaxed: see Publish.
+    owner_.publishing.store(wanted, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    return TakeInHandlerElements();
+  }
+
+  /// EndPublish when handlers left elements: marked again while it moves them (adding nothing
+  /// of its own; 1 is the least mark, handlers count one more), then ending again, until the
+  /// area is found empty after the ending mark.
+  MCCC_NOINLINE Position TakeInHandlerElementsAndEnd() noexcept {
+    Position announced = 0U;
+    do {
       // relaxed: see Publish.
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      owner_.publishing.store(0U, std::memory_order_relaxed);
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      if (MCCC_LIKELY(!HasHandlerElements())) {
-        return announced;
-      }
-      // Marked again, adding nothing of its own (1: the least mark; handlers count one more).
       owner_.publishing.store(1U, std::memory_order_relaxed);
       std::atomic_signal_fence(std::memory_order_seq_cst);
       announced += TakeInHandlerElements();
-    }
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      owner_.publishing.store(kEnding, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    } while (HasHandlerElements());
+    return announced;
   }
 
   /// Owner, marked: moves the handler area's elements, oldest first, to the lane's tail and
   /// announces them. A handler that interrupts it adds behind them (it re-reads the count).
-  /// The room was reserved by each handler's admission (PublishFromHandler).
+  /// The room was reserved by each handler's admission (ReserveHandlerSlots).
   MCCC_NOINLINE Position TakeInHandlerElements() noexcept {
     Position moved = 0U;
     // relaxed (stashed, handled): see Publish.
@@ -327,20 +369,25 @@ class ProducerLane {
     return moved;
   }
 
+  /// What a publish inside a signal handler was given in the handler area.
+  struct HandlerSlots {
+    uint32_t first;   // the area's count of the first element to build
+    uint32_t take;    // how many to build there (0: refused)
+    Position queued;  // the occupancy it was admitted against (capped at the capacity)
+    bool owns_area;   // it marked the area busy (ReleaseHandlerSlots unmarks it)
+  };
+
   /// A publish inside a signal handler that interrupted a publish on this lane (the mark is
-  /// set): builds up to `wanted` elements in the handler area. Admitted while the lane's
-  /// occupancy, plus everything the interrupted publish may still add, plus the elements
-  /// already waiting in the area, stays below `limit`, and while the area has room; so the
-  /// interrupted publish always finds room for them in the lane. Refused (nothing built) when
-  /// it interrupted another handler writing the area.
-  template <typename AfterClaim, typename Construct>
-  MCCC_NOINLINE LaneClaim<Position> PublishFromHandler(Position limit, uint32_t wanted,
-                                                       AfterClaim& after_claim,
-                                                       Construct& construct) noexcept {
-    const Position tail = owner_.tail_copy;
+  /// set): reserves up to `wanted` elements of the handler area, for the caller to build in.
+  /// Admitted while the lane's occupancy, plus everything the interrupted publish may still
+  /// add, plus the elements already waiting in the area, stays below `limit`, and while the
+  /// area has room; so the interrupted publish always finds room for them in the lane. Refused
+  /// when it interrupted another handler writing the area. Out of line: only the construction
+  /// loop stays at the call site (the callables it needs then never leave the caller).
+  MCCC_NOINLINE HandlerSlots ReserveHandlerSlots(Position limit, uint32_t wanted) noexcept {
     // relaxed (stashing, stashed, handled, publishing): see Publish.
     if (owner_.stashing.load(std::memory_order_relaxed)) {
-      return LaneClaim<Position>{0U, tail, kCapacityValue, 0U};
+      return HandlerSlots{0U, 0U, kCapacityValue, false};
     }
     owner_.stashing.store(true, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -350,25 +397,26 @@ class ProducerLane {
     // later by the take-in, which reads the head with acquire.
     const Position head = consumer_.head.load(std::memory_order_relaxed);
     const Position queued =
-        static_cast<Position>(static_cast<Position>(tail - head) +
+        static_cast<Position>(static_cast<Position>(owner_.tail_copy - head) +
                               owner_.publishing.load(std::memory_order_relaxed) + waiting);
     const Position lane_room = RoomBelow(limit, queued);
-    const auto area_room = static_cast<Position>(kHandlerSlots - waiting);
-    Position take = static_cast<Position>(wanted);
-    take = lane_room < take ? lane_room : take;
-    take = area_room < take ? area_room : take;
-    if (take != 0U) {
-      const auto claimed = after_claim();
-      for (Position i = 0U; i < take; ++i) {
-        construct(static_cast<void*>(HandlerSlotAt(first + static_cast<uint32_t>(i))),
-                  static_cast<uint32_t>(i), claimed);
-      }
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      owner_.stashed.store(first + static_cast<uint32_t>(take), std::memory_order_relaxed);
+    const uint32_t area_room = kHandlerSlots - waiting;
+    uint32_t take = wanted < area_room ? wanted : area_room;
+    take = lane_room < static_cast<Position>(take) ? static_cast<uint32_t>(lane_room) : take;
+    return HandlerSlots{first, take, queued < kCapacityValue ? queued : kCapacityValue, true};
+  }
+
+  /// Ends a handler's use of the area: counts the elements it built (after building them, so
+  /// a handler interrupting this one never sees a count that covers a half-built element).
+  MCCC_NOINLINE void ReleaseHandlerSlots(const HandlerSlots& slots) noexcept {
+    if (!slots.owns_area) {
+      return;
     }
     std::atomic_signal_fence(std::memory_order_seq_cst);
+    // relaxed: see Publish.
+    owner_.stashed.store(slots.first + slots.take, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     owner_.stashing.store(false, std::memory_order_relaxed);
-    return LaneClaim<Position>{take, tail, queued < kCapacityValue ? queued : kCapacityValue, 0U};
   }
 
   // The published tail: written by the owner, polled by the consumer. Alone on its line, so the
@@ -381,7 +429,8 @@ class ProducerLane {
   struct alignas(kCacheLine) OwnerLine {
     Position tail_copy{0U};    // the owner's own tail: no atomic load on its hot path
     Position cached_head{0U};  // the consumer's head as last read by the owner
-    // 0, or the most elements the publish under way may still add (a handler's bound).
+    // 0; or the most elements the publish under way may still add (a handler's bound); or
+    // kEnding while it looks at the handler area for the last time.
     std::atomic<uint32_t> publishing{0U};
     // Elements ever left in the handler area, and ever taken from it into the lane: the area
     // holds [handled, stashed). Handlers write `stashed`, the marked owner `handled`.
