@@ -303,7 +303,9 @@ class AsyncBus
 
   /// @brief Publishes `message` with MEDIUM priority (a MessageLoan: the priority it was
   /// loaned at), timestamped by the bus clock. Returns false when not admitted; `message` is then
-  /// left untouched (not moved from; a loan stays with the caller, to retry or drop).
+  /// left untouched (not moved from; a loan stays with the caller, to retry or drop). A loan (or
+  /// Loaned handle) whose block another bus lent is never admitted: false, and kForeignLoan
+  /// (msg_id 0) is reported; the same holds for every publish call and Producer handle.
   ///
   /// Exceptions: every publish call is noexcept. The message is moved into its slot, which
   /// cannot throw (required of every alternative). An lvalue whose copy may throw is copied
@@ -1195,6 +1197,13 @@ class AsyncBus
                   "Traits::LoanPools");
     if (MCCC_UNLIKELY(!message)) {
       ReportError(LoadMode(), BusError::kInvalidMessage, 0U);  // an empty or moved-from loan
+      return false;
+    }
+    // Another bus's block would be dropped into this bus's pool by the consumer: refused before
+    // a slot is claimed, so the loan stays with the caller (every publish of a loan comes here).
+    if (MCCC_UNLIKELY(!this->template PoolFor<Message>().Owns(
+            *detail::LoanAccess::BlockOf(static_cast<const Handle&>(message))))) {
+      ReportError(LoadMode(), BusError::kForeignLoan, 0U);
       return false;
     }
     return PublishConstructed(

@@ -233,6 +233,20 @@ class LoanPool {
     return detail::LoanAccess::MakeLoan(&block->header, message, priority);
   }
 
+  /// @brief True when `block` is the header of one of this pool's blocks: its address lies in
+  /// the pool's array of blocks (two compares; the header's contents are not trusted). Every
+  /// loan a bus accepts passes this check, so a block only ever returns to the pool that lent
+  /// it. Thread-safe; reads no shared state.
+  bool Owns(const detail::LoanBlockHeader& block) const noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    const auto address = reinterpret_cast<std::uintptr_t>(&block);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    const auto first = reinterpret_cast<std::uintptr_t>(&blocks_[0].header);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    const auto last = reinterpret_cast<std::uintptr_t>(&blocks_[kBlocks - 1U].header);
+    return address >= first && address <= last;
+  }
+
   /// @brief A further reference to the loaned message `message` refers to, or an empty handle
   /// when `message` is not the message of a block of this pool that is in use. Valid while the
   /// caller's own reference to the message is (inside its callback, or through a Retained).
