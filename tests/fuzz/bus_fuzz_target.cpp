@@ -14,8 +14,10 @@
 //   (kLaneDepth) when the bus has lanes and the thread's identity owns one, else the shared ring;
 // - with a HIGH lane (kHighQueueDepth > 0) HIGH messages form a FIFO of their own, admitted while
 //   it holds fewer than kHighQueueDepth (every mode); a batch dispatches min(kBatchSize, HIGH
-//   queued) HIGH messages first and, unless HIGH messages are still queued after those, then
-//   min(kBatchSize, LOW/MEDIUM queued) from the other FIFO (no callback here publishes);
+//   queued) HIGH messages first and then min(kBatchSize, LOW/MEDIUM queued) from the other FIFO
+//   (no callback here publishes); when HIGH messages are still queued after those, only
+//   min(1, LOW/MEDIUM queued), and only once kHighQueueDepth HIGH messages have been dispatched
+//   since the last batch that dispatched LOW/MEDIUM (else none);
 // - ProcessBatch / ProcessBatchWith without a HIGH lane dispatch min(kBatchSize, queued) messages
 //   in FIFO order; msg_id = first id, first id + 1, ... in delivery order (OVERFLOW_DETECTED when
 //   it wraps to 0);
@@ -72,7 +74,8 @@
 // MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
 //
 // The README's guarantees this model checks after every operation of every input:
-// G-2: HIGH before the backlog, never refused by a LOW/MEDIUM flood (the two FIFOs above)
+// G-2: HIGH before the backlog, never refused by a LOW/MEDIUM flood, LOW/MEDIUM served one a
+//      HIGH lane under a HIGH flood (the two FIFOs above)
 // G-5: statistics exact in FULL_FEATURED, nothing counted in the other modes
 // G-7: every publish admitted exactly below its priority's threshold
 // G-8: a burst sent as one PublishBatch admits the prefix single publishes would
@@ -1296,13 +1299,19 @@ class Harness {
       batch_.push_back(high_.front());
       high_.pop_front();
     }
-    // A HIGH flood that used up the batch's HIGH share ends the batch (HIGH still queued).
-    if (!(high == kBatch && !high_.empty())) {
-      const uint64_t normal = std::min<uint64_t>(kBatch, normal_.size());
-      for (uint64_t i = 0U; i < normal; ++i) {
-        batch_.push_back(normal_.front());
-        normal_.pop_front();
-      }
+    high_dispatched_ += high;
+    // A HIGH flood that used up the batch's HIGH share ends the batch (HIGH still queued), with
+    // one LOW/MEDIUM message once a whole HIGH lane went since the last LOW/MEDIUM dispatch.
+    const bool flood = high == kBatch && !high_.empty();
+    const uint64_t share =
+        !flood ? kBatch : (high_dispatched_ - high_at_normal_ >= kHighDepth ? 1U : 0U);
+    const uint64_t normal = std::min<uint64_t>(share, normal_.size());
+    for (uint64_t i = 0U; i < normal; ++i) {
+      batch_.push_back(normal_.front());
+      normal_.pop_front();
+    }
+    if (normal != 0U) {
+      high_at_normal_ = high_dispatched_;
     }
     return batch_.size();
   }
@@ -1929,6 +1938,8 @@ class Harness {
   uint32_t own_ring_ = 0U;           // its index for LaneQueueDepth / GetLaneStatistics
   uint64_t admitted_total_ = 0U;     // the next admitted message gets first_id_ + admitted_total_
   uint64_t delivered_total_ = 0U;    // the next delivered message has first_id_ + delivered_total_
+  uint64_t high_dispatched_ = 0U;    // HIGH messages dispatched (HIGH lane)
+  uint64_t high_at_normal_ = 0U;     // high_dispatched_ after the last batch with LOW/MEDIUM
   PerformanceMode mode_ = PerformanceMode::FULL_FEATURED;
   bool error_callback_set_ = false;
   ModelStats stats_;

@@ -204,6 +204,18 @@ SEEDS = {
     "lane_and_high_lane_wrap_32": header(D128_POS32_H16_L1 | NEAR_WRAP | DRAIN, wrap_distance=20)
     + ERRORS_ON + subscribe(TEXT, form=0) + burst(70, PUBLISH, TEXT, MEDIUM)
     + burst(20, FAST, TEXT, HIGH) + LOOK + PROCESS + drain() + STATS,
+    # A HIGH flood that never pauses: the HIGH lane (4 slots) topped up before every batch of 3,
+    # so each batch uses up its HIGH share with HIGH still ready; LOW/MEDIUM get one message each
+    # time 4 HIGH went since the last (shared ring, then a producer lane), in both dispatch modes.
+    "high_flood_turns_depth8": header(D8_H4 | DRAIN) + ERRORS_ON + subscribe(SMALL)
+    + subscribe(BIG, form=2) + publish(PUBLISH, SMALL, MEDIUM) + publish(PUBLISH, BIG, LOW)
+    + publish(WITH_PRIORITY, SMALL, MEDIUM)
+    + (burst(4, WITH_PRIORITY, SMALL, HIGH) + PROCESS + burst(4, FAST, BIG, HIGH)
+       + process_with()) * 4 + STATS + drain(),
+    "high_flood_turns_lane": header(D8_H4_L1 | DRAIN) + ERRORS_ON + subscribe(SMALL)
+    + burst(3, PUBLISH, SMALL, MEDIUM)
+    + (burst(4, WITH_PRIORITY, SMALL, HIGH) + process_with() + burst(4, EMPLACE, SMALL, HIGH)
+       + PROCESS) * 4 + STATS + drain(),
     # Loans. Pool of 5: LOW takes 3, MEDIUM 4, HIGH all 5; refusals counted per priority and
     # reported; every publish api; a loan dropped unpublished, one refilled before publishing.
     "loans_admission_by_priority": header(D8 | DRAIN) + ERRORS_ON
