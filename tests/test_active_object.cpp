@@ -257,6 +257,94 @@ TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvert
   EXPECT_EQ(log.size() + bus->QueueDepth(), 2U * kQueued);
 }
 
+struct HighFloodTraits : mccc::DefaultBusTraits {
+  static constexpr uint32_t kQueueDepth = 64U;
+  static constexpr uint32_t kHighQueueDepth = 64U;
+  static constexpr uint32_t kBatchSize = 8U;
+  static constexpr uint32_t kProducerLanes = 0U;  // one normal ring: R = 1 in the drain bound
+};
+using HighFloodBus = mccc::AsyncBus<Payload, HighFloodTraits>;
+
+// G-4: the drain is bounded under a HIGH flood that never pauses. The consumer is held in the
+// callback of a HIGH Command while the HIGH lane is filled and one MEDIUM item is published;
+// then the stop is requested, the consumer released, and HIGH keeps coming: every HIGH callback
+// publishes another (the lane is full again at every batch start, so every batch uses up its
+// HIGH share with more waiting) and a thread publishes HIGH until the test ends. Stop() must
+// still return, having delivered the MEDIUM item, within the bound active_object.hpp states:
+// here max(1, R x N) x ceil(kHighQueueDepth / kBatchSize) = 1 x 8 batches (N = 1 MEDIUM).
+TEST(ActiveObjectDrainTest, StopReturnsUnderAHighFloodThatNeverPausesAndDeliversTheMedium) {
+  constexpr uint32_t kMediumProducer = 0U;
+  constexpr uint32_t kHighProducer = 1U;
+  auto bus = std::make_unique<HighFloodBus>();
+  HighFloodBus* const raw = bus.get();
+  std::atomic<bool> flooding{true};
+  std::atomic<bool> gate_open{false};
+  std::atomic<bool> consumer_blocked{false};
+  // Written by the consumer thread, read after Stop() joined it.
+  bool medium_delivered = false;
+  uint32_t high_after_gate = 0U;
+  uint32_t high_before_medium = 0U;
+  bus->Subscribe<Command>([&](const Command&) {
+    consumer_blocked.store(true);
+    while (!gate_open.load()) {
+      std::this_thread::yield();
+    }
+  });
+  bus->Subscribe<Item>([&](const Item& item) {
+    if (item.producer == kMediumProducer) {
+      medium_delivered = true;
+      high_before_medium = high_after_gate;
+      return;
+    }
+    ++high_after_gate;
+    if (flooding.load()) {
+      static_cast<void>(raw->PublishWithPriority(Item{kHighProducer, 0U}, kHighProducer,
+                                                 mccc::MessagePriority::HIGH));
+    }
+  });
+  mccc::ActiveObject<HighFloodBus> consumer(*bus);
+  ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
+  ASSERT_TRUE(bus->PublishWithPriority(Command{0}, 0U, mccc::MessagePriority::HIGH));
+  ASSERT_TRUE(WaitFor([&] { return consumer_blocked.load(); }));
+  while (bus->HighQueueDepth() < HighFloodTraits::kHighQueueDepth) {
+    ASSERT_TRUE(bus->PublishWithPriority(Item{kHighProducer, 0U}, kHighProducer,
+                                         mccc::MessagePriority::HIGH));
+  }
+  ASSERT_TRUE(bus->PublishWithPriority(Item{kMediumProducer, 1U}, kMediumProducer,
+                                       mccc::MessagePriority::MEDIUM));
+  std::thread flooder([&] {
+    while (flooding.load()) {
+      static_cast<void>(bus->PublishWithPriority(Item{kHighProducer, 0U}, kHighProducer,
+                                                 mccc::MessagePriority::HIGH));
+      std::this_thread::yield();
+    }
+  });
+  consumer.RequestStop();  // the MEDIUM item was published before the stop request
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
+    stopped.store(true);
+  });
+  gate_open.store(true);
+  const bool stopped_during_flood = WaitFor([&] { return stopped.load(); }, 60s);  // hang guard
+  flooding.store(false);
+  flooder.join();
+  stopper.join();
+  EXPECT_TRUE(stopped_during_flood) << "Stop() returned only once the HIGH flood ended";
+  EXPECT_TRUE(medium_delivered);
+  // HIGH positions 1 to 63 are the items published while the consumer was held, so what follows
+  // is exact whatever the flooding thread does (its items and the callbacks' come later): the
+  // Command's batch dispatches 7 of them (its HIGH share of 8), drain batches 1 to 7 dispatch 8
+  // each, and the 7th, having moved the HIGH lane's consumer a whole lane (64) with no LOW/MEDIUM
+  // dispatched before, then dispatches the MEDIUM item.
+  EXPECT_EQ(high_before_medium, 63U);
+  // Then the drain needs only its HIGH mark, position 71 or 72 (the lane refilled behind the
+  // Command's batch): 7 or 8 more HIGH, plus at most the rest of the batch that reaches it
+  // (fewer than 8 when the flooding thread, preempted mid-publish, holds a batch short).
+  EXPECT_GE(high_after_gate - high_before_medium, 7U);
+  EXPECT_LE(high_after_gate - high_before_medium, 8U + 7U);
+}
+
 TEST_F(ActiveObjectTest, StartThenImmediateStopDeliversWhatWasQueuedBefore) {
   uint64_t delivered = 0U;
   bus_->Subscribe<Item>([&delivered](const Item&) { ++delivered; });

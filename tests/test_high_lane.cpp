@@ -448,6 +448,57 @@ TYPED_TEST(HighLaneTest, HighFloodBeyondTheBatchEndsTheBatchEarly) {
   }
 }
 
+// G-2: a HIGH flood that never pauses (the HIGH lane full at every batch start) still leaves
+// LOW/MEDIUM one message per lane of HIGH messages (kHighQueueDepth / kBatchSize = 2 batches
+// here), and no HIGH message waits for more than one LOW/MEDIUM dispatch
+TYPED_TEST(HighLaneTest, AHighFloodLeavesLowMediumOneMessagePerLaneOfHighAndNoHighWaitsForTwo) {
+  auto& bus = this->bus();
+  constexpr uint32_t kBatch = TypeParam::kBatchSize;
+  static_assert(TypeParam::kHighQueueDepth == 2U * kBatch, "two batches of HIGH fill the lane");
+  for (uint32_t i = 0U; i < 3U; ++i) {
+    ASSERT_TRUE(bus.PublishWithPriority(Note{i}, 1U, MessagePriority::kMedium));
+  }
+  uint32_t normals = 0U;                     // LOW/MEDIUM dispatches so far
+  std::vector<uint32_t> normals_at_publish;  // per HIGH message (seq - kHighSeq)
+  uint32_t longest_wait = 0U;  // LOW/MEDIUM dispatches between a HIGH publish and its dispatch
+  std::vector<uint32_t> medium_seqs;
+  uint32_t in_batch = 0U;
+  std::vector<uint32_t> medium_batches;
+  uint32_t batch = 0U;
+  ASSERT_TRUE(bus.template Subscribe<Note>([&](const Note& note, const MessageHeader& header) {
+                   ++in_batch;
+                   if (header.priority == MessagePriority::kHigh) {
+                     const uint32_t waited = normals - normals_at_publish.at(note.seq - kHighSeq);
+                     longest_wait = waited > longest_wait ? waited : longest_wait;
+                   } else {
+                     ++normals;
+                     medium_seqs.push_back(note.seq);
+                     medium_batches.push_back(batch);
+                   }
+                 })
+                  .IsValid());
+  const auto top_up_high = [&] {
+    while (
+        bus.PublishWithPriority(Note{kHighSeq + static_cast<uint32_t>(normals_at_publish.size())},
+                                2U, MessagePriority::kHigh)) {
+      normals_at_publish.push_back(normals);
+    }
+  };
+  for (batch = 0U; batch < 8U; ++batch) {
+    top_up_high();
+    ASSERT_EQ(bus.HighQueueDepth(), TypeParam::kHighQueueDepth);
+    in_batch = 0U;
+    const uint32_t n = bus.ProcessBatch();
+    EXPECT_EQ(n, in_batch);
+    // HIGH consumed reaches 16, 32, 48 (a whole lane since the last MEDIUM) in batches 1, 3, 5.
+    const bool medium_due = batch == 1U || batch == 3U || batch == 5U;
+    EXPECT_EQ(n, kBatch + (medium_due ? 1U : 0U)) << "batch " << batch;
+  }
+  EXPECT_EQ(medium_seqs, (std::vector<uint32_t>{0U, 1U, 2U})) << "in their order, one a turn";
+  EXPECT_EQ(medium_batches, (std::vector<uint32_t>{1U, 3U, 5U}));
+  EXPECT_EQ(longest_wait, 1U) << "G-2: at most one LOW/MEDIUM dispatch before a waiting HIGH";
+}
+
 TYPED_TEST(HighLaneTest, ExactlyABatchOfHighLeavesTheLowMediumShareOfTheBatch) {
   auto& bus = this->bus();
   for (uint32_t i = 0U; i < 5U; ++i) {

@@ -3,9 +3,12 @@
 // the admission limits per priority for pools of 1 to 129 blocks, block addresses and alignment,
 // the counters, Retain of references that are not (or no longer) loaned messages, the reference
 // counting of Retained copies, a four-thread take/fill/verify/release run that proves no block is
-// ever held twice, and the single-core pool through a counting critical section.
+// ever held twice, the snapshot InUse reads while blocks come and go (between its own reads and
+// from other threads), and the single-core pool through a counting critical section.
 // Every expected number below is written out by hand from the documented rule, not computed by the
 // formula under test.
+#define MCCC_ENABLE_TEST_HOOKS 1  // this test binary only: LoanPool::SetInUseReadHook
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -402,6 +405,141 @@ TEST(LoanPool, StatisticsCountGrantsRefusalsPerPriorityAndTheHighWaterMark) {
   EXPECT_EQ(s.high_water, 5U);
   EXPECT_EQ(s.loans_granted, 1U);
   held.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// InUse: a snapshot of two counters, read while blocks are taken and returned.
+// ---------------------------------------------------------------------------------------------
+
+/// What the InUse read hook does: takes and returns blocks of `pool` between InUse's read of the
+/// returns and its read of the admissions.
+struct ChurnBetweenReads {
+  mccc::LoanPool<Packet, 4U>* pool;
+  std::vector<MessageLoan<Packet>>* held;
+  uint32_t runs_left;  // how many InUse attempts still churn
+
+  /// Returns the oldest held block, takes one and returns it, takes one and keeps it: the blocks
+  /// in use end as they began, and never exceed their number at the start.
+  static void Run(void* context) {
+    auto& self = *static_cast<ChurnBetweenReads*>(context);
+    if (self.runs_left == 0U) {
+      return;
+    }
+    --self.runs_left;
+    self.held->erase(self.held->begin());
+    TakeAt(*self.pool, MessagePriority::kHigh).Reset();
+    self.held->push_back(TakeAt(*self.pool, MessagePriority::kHigh));
+  }
+};
+
+// The returns read before a take and a return, the admissions after them: the difference alone
+// counts the block taken twice and returned once as in use twice (4 of 4 here, where the pool
+// never had more than 2), and ResetStatistics kept that as the high-water mark.
+TEST(LoanPool, InUseIsExactWhenBlocksAreTakenAndReturnedBetweenItsTwoReads) {
+  using Pool = mccc::LoanPool<Packet, 4U>;
+  auto pool = std::make_unique<Pool>();
+  std::vector<MessageLoan<Packet>> held;
+  held.push_back(TakeAt(*pool, MessagePriority::kHigh));
+  held.push_back(TakeAt(*pool, MessagePriority::kHigh));
+  ASSERT_TRUE(held[0] && held[1]);
+  ChurnBetweenReads churn{pool.get(), &held, 1U};
+  pool->SetInUseReadHook(&ChurnBetweenReads::Run, &churn);
+
+  EXPECT_EQ(pool->InUse(), 2U);
+  EXPECT_EQ(churn.runs_left, 0U) << "the hook ran inside InUse";
+
+  churn.runs_left = 1U;
+  pool->ResetStatistics();
+  EXPECT_EQ(churn.runs_left, 0U);
+  pool->SetInUseReadHook(nullptr, nullptr);
+  const LoanPoolStatistics s = pool->Statistics();
+  EXPECT_EQ(s.in_use, 2U);
+  EXPECT_EQ(s.high_water, 2U) << "the mark restarts from the blocks in use, not from 4";
+}
+
+// Returns between the reads on every attempt: InUse stops after a bounded number of attempts
+// and answers no more than the pool had (here exactly the two blocks held throughout).
+TEST(LoanPool, InUseEndsAndOverstatesNothingWhileBlocksReturnBetweenEveryRead) {
+  using Pool = mccc::LoanPool<Packet, 4U>;
+  auto pool = std::make_unique<Pool>();
+  std::vector<MessageLoan<Packet>> held;
+  held.push_back(TakeAt(*pool, MessagePriority::kHigh));
+  held.push_back(TakeAt(*pool, MessagePriority::kHigh));
+  ChurnBetweenReads churn{pool.get(), &held, 1000000U};
+  pool->SetInUseReadHook(&ChurnBetweenReads::Run, &churn);
+
+  const uint32_t in_use = pool->InUse();
+  EXPECT_LE(in_use, 2U);
+  EXPECT_LT(churn.runs_left, 1000000U);
+  EXPECT_GT(churn.runs_left, 1000000U - 100U) << "a few attempts, not an endless retry";
+  pool->ResetStatistics();
+  const LoanPoolStatistics s = pool->Statistics();
+  pool->SetInUseReadHook(nullptr, nullptr);
+  EXPECT_LE(s.in_use, 2U);
+  EXPECT_LE(s.high_water, 2U);
+  EXPECT_EQ(pool->InUse(), 2U);
+}
+
+// Threads take and return while another reads: every snapshot and high-water mark stays within
+// what the threads can hold at once (here 6 of 8 blocks), on every architecture this runs on
+// (the Arm presets run it under emulation).
+template <typename Message>
+void InUseAndTheHighWaterMarkStayWithinWhatIsHeld() {
+  constexpr uint32_t kBlocks = 8U;
+  constexpr uint32_t kThreads = 3U;
+  constexpr uint32_t kMostHeld = 2U;  // per thread: at most 6 blocks in use, never all 8
+  using Pool = mccc::LoanPool<Message, kBlocks>;
+  auto pool = std::make_unique<Pool>();
+  const auto rounds = static_cast<uint64_t>(100000.0 * mccc_stress::StressScale()) + 1000U;
+
+  std::atomic<uint32_t> working{kThreads};
+  std::atomic<uint64_t> refused{0U};
+  std::vector<std::thread> threads;
+  for (uint32_t t = 0U; t < kThreads; ++t) {
+    threads.emplace_back([&pool, &working, &refused, rounds, t]() {
+      for (uint64_t round = 0U; round < rounds; ++round) {
+        std::array<MessageLoan<Message>, kMostHeld> loans;
+        for (auto& loan : loans) {
+          loan = TakeAt(*pool, MessagePriority::kHigh);
+          refused.fetch_add(loan ? 0U : 1U, std::memory_order_relaxed);
+        }
+        // Return them in either order, so returns land between the reader's reads either way.
+        if (((round + t) & 1U) != 0U) {
+          std::swap(loans[0], loans[1]);
+        }
+      }
+      working.fetch_sub(1U, std::memory_order_release);
+    });
+  }
+  uint32_t most_in_use = 0U;
+  uint32_t most_high_water = 0U;
+  uint64_t reads = 0U;
+  while (working.load(std::memory_order_acquire) != 0U) {
+    most_in_use = std::max(most_in_use, pool->InUse());
+    const LoanPoolStatistics s = pool->Statistics();
+    most_in_use = std::max(most_in_use, s.in_use);
+    most_high_water = std::max(most_high_water, s.high_water);
+    if ((++reads & 15U) == 0U) {
+      pool->ResetStatistics();
+    }
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(refused.load(), 0U) << "at most 6 of 8 blocks are ever in use";
+  EXPECT_LE(most_in_use, kThreads * kMostHeld);
+  EXPECT_LE(most_high_water, kThreads * kMostHeld);
+  EXPECT_LE(pool->Statistics().high_water, kThreads * kMostHeld);
+  EXPECT_EQ(pool->InUse(), 0U);
+  EXPECT_GT(reads, 0U);
+}
+
+TEST(LoanPoolStress, InUseAndTheHighWaterMarkStayWithinWhatIsHeldTakenInTurn) {
+  InUseAndTheHighWaterMarkStayWithinWhatIsHeld<Packet>();
+}
+
+TEST(LoanPoolStress, InUseAndTheHighWaterMarkStayWithinWhatIsHeldLowestFree) {
+  InUseAndTheHighWaterMarkStayWithinWhatIsHeld<BigPacket>();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 // Zero-copy loans through the bus (AsyncBus::Loan, Publish(std::move(loan)), Retain): every
 // subscriber and visitor of T gets the `const T&` in the pool block, the block returns after the
 // last callback or the last Retained handle (on any thread), a refused publish leaves the loan
-// with the caller untouched, pool admission keeps HIGH's reserve under a LOW flood, the
-// performance modes and ResetStatistics apply to the pools, and queued loans die with the bus.
+// with the caller untouched (so does one published on a bus that did not lend it), pool admission
+// keeps HIGH's reserve under a LOW flood, the performance modes and ResetStatistics apply to the
+// pools, and queued loans die with the bus.
 // The delivery tests run on every bus configuration (HIGH lane, producer lanes, compact envelope,
 // single producer, single core, NullClock, a variant mixing inline and loaned types).
 // The last suite is the exactly-once run with loans under several producers (retries on pool and
@@ -108,6 +109,8 @@ bool ScanIsIntact(const Scan& scan, uint32_t sensor, uint64_t seq) {
 std::atomic<uint64_t> g_loan_refused{0U};
 std::atomic<uint64_t> g_queue_full{0U};
 std::atomic<uint64_t> g_invalid{0U};
+std::atomic<uint64_t> g_foreign{0U};
+std::atomic<uint64_t> g_nonzero_foreign_ids{0U};
 std::atomic<uint64_t> g_other_errors{0U};
 std::atomic<uint64_t> g_nonzero_loan_ids{0U};
 
@@ -125,6 +128,12 @@ void RecordError(BusError error, uint64_t msg_id) {
     case BusError::kInvalidMessage:
       g_invalid.fetch_add(1U);
       break;
+    case BusError::kForeignLoan:
+      g_foreign.fetch_add(1U);
+      if (msg_id != 0U) {
+        g_nonzero_foreign_ids.fetch_add(1U);
+      }
+      break;
     default:
       g_other_errors.fetch_add(1U);
       break;
@@ -135,6 +144,8 @@ void ResetErrors() {
   g_loan_refused.store(0U);
   g_queue_full.store(0U);
   g_invalid.store(0U);
+  g_foreign.store(0U);
+  g_nonzero_foreign_ids.store(0U);
   g_other_errors.store(0U);
   g_nonzero_loan_ids.store(0U);
 }
@@ -225,6 +236,16 @@ class LoanDelivery : public ::testing::Test {
     bus_->SetErrorCallback(&RecordError);
   }
   void TearDown() override { bus_.reset(); }
+
+  /// A Scan loan of `lender` at `priority`, filled for sensor 5, seq 55 (empty if refused).
+  template <typename Lender>
+  static MessageLoan<Scan> LoanScanFrom(Lender& lender, MessagePriority priority) {
+    MessageLoan<Scan> loan = lender.template Loan<Scan>(priority);
+    if (loan) {
+      FillScan(*loan, 5U, 55U);
+    }
+    return loan;
+  }
 
   /// A filled Scan loan at `priority`; the test fails if the pool refuses.
   MessageLoan<Scan> LoanScan(MessagePriority priority, uint32_t sensor, uint64_t seq) {
@@ -528,6 +549,105 @@ TYPED_TEST(LoanDelivery, LoansStillQueuedWhenTheBusIsDestroyedReturnTheirBlocks)
   EXPECT_EQ(Frame::live.load(), 0) << "the bus destroyed every queued message (each ring)";
 }
 
+// G-12: a loan another bus lent is refused (FOREIGN_LOAN), stays with the caller, intact, and is
+// delivered when published on its own bus; both pools stay exact, on every configuration
+TYPED_TEST(LoanDelivery, ALoanOfAnotherBusIsRefusedAndStaysIntactForItsOwnBus) {
+  using Bus = typename TestFixture::BusType;
+  Bus& bus = *this->bus_;
+  auto lender = std::make_unique<Bus>();
+  lender->SetErrorCallback(&RecordError);
+  uint32_t on_bus = 0U;
+  std::vector<const Scan*> scans;
+  std::vector<const Frame*> frames;
+  bool intact = false;
+  MessageHeader header{};
+  ASSERT_TRUE(bus.template Subscribe<Scan>([&](const Scan&) { ++on_bus; }).IsValid());
+  ASSERT_TRUE(bus.template Subscribe<Frame>([&](const Frame&) { ++on_bus; }).IsValid());
+  ASSERT_TRUE(lender
+                  ->template Subscribe<Scan>([&](const Scan& scan, const MessageHeader& h) {
+                    scans.push_back(&scan);
+                    intact = ScanIsIntact(scan, 5U, 55U);
+                    header = h;
+                  })
+                  .IsValid());
+  ASSERT_TRUE(
+      lender->template Subscribe<Frame>([&](const Frame& frame) { frames.push_back(&frame); })
+          .IsValid());
+
+  MessageLoan<Scan> loan = this->template LoanScanFrom<Bus>(*lender, MessagePriority::kLow);
+  ASSERT_TRUE(loan);
+  const Scan* const block = loan.Get();
+  const auto still_with_the_caller = [&]() {
+    return loan && loan.Get() == block && ScanIsIntact(*loan, 5U, 55U) &&
+           loan.Priority() == MessagePriority::kLow;
+  };
+  // A foreign loan accepted would be dropped into this bus's pool by its consumer: the test
+  // stops there, and destroys this bus first, whose ring then returns the block to its lender.
+  const auto refused = [this](bool published) {
+    if (published) {
+      this->bus_.reset();
+    }
+    return !published;
+  };
+  ASSERT_TRUE(refused(bus.Publish(std::move(loan), 1U)));
+  ASSERT_TRUE(still_with_the_caller());
+  ASSERT_TRUE(refused(bus.PublishWithPriority(std::move(loan), 1U, MessagePriority::kHigh)));
+  ASSERT_TRUE(still_with_the_caller());
+  if constexpr (Bus::kStoresTimestamp) {
+    ASSERT_TRUE(refused(bus.PublishFast(std::move(loan), 1U, 1234U)));
+    ASSERT_TRUE(still_with_the_caller());
+  }
+  const uint64_t loan_refusals = Bus::kStoresTimestamp ? 3U : 2U;
+
+  // A Loaned handle built from another bus's loan: refused the same way.
+  MessageLoan<Frame> frame_loan = lender->template Loan<Frame>(MessagePriority::kMedium, 31U);
+  ASSERT_TRUE(frame_loan);
+  const Frame* const frame_block = frame_loan.Get();
+  mccc::Loaned<Frame> handle(std::move(frame_loan));
+  ASSERT_TRUE(refused(bus.Publish(std::move(handle), 2U)));
+  ASSERT_TRUE(handle);
+  EXPECT_EQ(handle.Get(), frame_block);
+  EXPECT_EQ(handle->value, 31U);
+
+  EXPECT_EQ(g_foreign.load(), loan_refusals + 1U);
+  EXPECT_EQ(g_nonzero_foreign_ids.load(), 0U) << "FOREIGN_LOAN carries msg_id 0";
+  EXPECT_EQ(g_queue_full.load() + g_invalid.load() + g_other_errors.load(), 0U);
+  EXPECT_EQ(bus.QueueDepth(), 0U) << "no slot was claimed";
+  const mccc::BusStatisticsSnapshot counted = bus.GetStatistics();
+  EXPECT_EQ(counted.messages_published + counted.messages_dropped, 0U);
+  EXPECT_EQ(counted.loan_blocks_in_use, 0U);
+  EXPECT_EQ(lender->GetStatistics().loan_blocks_in_use, 2U);
+  EXPECT_EQ(bus.ProcessBatch(), 0U);
+
+  // Published on the bus that lent them: delivered as the same blocks, intact, at the loan's
+  // priority, and both pools come back whole.
+  ASSERT_TRUE(lender->Publish(std::move(loan), 3U));
+  ASSERT_TRUE(lender->Publish(std::move(handle), 4U));
+  EXPECT_EQ(lender->ProcessBatch(), 2U);
+  ASSERT_EQ(scans.size(), 1U);
+  EXPECT_EQ(scans[0], block);
+  EXPECT_TRUE(intact);
+  EXPECT_EQ(header.priority, MessagePriority::kLow);
+  EXPECT_EQ(header.sender_id, 3U);
+  ASSERT_EQ(frames.size(), 1U);
+  EXPECT_EQ(frames[0], frame_block);
+  EXPECT_EQ(on_bus, 0U);
+  EXPECT_EQ(lender->GetStatistics().loan_blocks_in_use, 0U);
+  EXPECT_EQ(bus.GetStatistics().loan_blocks_in_use, 0U);
+  std::vector<MessageLoan<Scan>> whole_pool;
+  for (uint32_t i = 0U; i < Bus::template LoanPoolOf<Scan>::kCapacity; ++i) {
+    whole_pool.push_back(bus.template Loan<Scan>(MessagePriority::kHigh));
+    ASSERT_TRUE(whole_pool.back()) << "block " << i << " of this bus's pool";
+    whole_pool.push_back(lender->template Loan<Scan>(MessagePriority::kHigh));
+    ASSERT_TRUE(whole_pool.back()) << "block " << i << " of the lender's pool";
+  }
+  EXPECT_FALSE(bus.template Loan<Scan>(MessagePriority::kHigh));
+  EXPECT_FALSE(lender->template Loan<Scan>(MessagePriority::kHigh));
+  whole_pool.clear();
+  lender.reset();
+  EXPECT_EQ(Frame::live.load(), 0);
+}
+
 // =================================================================================================
 // One small bus: refusals, errors, modes and counters.
 // =================================================================================================
@@ -667,6 +787,58 @@ TEST_F(LoanBus, AnEmptyLoanIsRefusedAsInvalidAndNothingIsQueued) {
   EXPECT_EQ(s.messages_dropped, 0U) << "an invalid publish never reached the ring";
   EXPECT_EQ(bus.QueueDepth(), 1U);
   EXPECT_EQ(bus.ProcessBatch(), 1U);
+}
+
+// G-12: a foreign loan is refused through a Producer handle and PublishFast too, and Retain of
+// another bus's message is empty and touches neither pool
+TEST_F(LoanBus, AForeignLoanIsRefusedThroughAProducerHandleAndRetainOfItIsEmpty) {
+  SmallBus& bus = *bus_;
+  auto lender = std::make_unique<SmallBus>();
+  MessageLoan<Scan> loan = lender->Loan<Scan>(MessagePriority::kHigh);
+  ASSERT_TRUE(loan);
+  FillScan(*loan, 6U, 66U);
+  const Scan* const block = loan.Get();
+  {
+    // Accepted, the loan would be dropped into the wrong pool: stop, this bus destroyed first.
+    const auto refused = [this](bool published) {
+      if (published) {
+        bus_.reset();
+      }
+      return !published;
+    };
+    SmallBus::Producer producer = bus.MakeProducer();
+    ASSERT_TRUE(refused(producer.Publish(std::move(loan), 1U)));
+    ASSERT_TRUE(refused(producer.PublishWithPriority(std::move(loan), 1U, MessagePriority::kLow)));
+    ASSERT_TRUE(refused(producer.PublishFast(std::move(loan), 1U, 99U)));
+    ASSERT_TRUE(refused(bus.PublishFast(std::move(loan), 1U, 99U, MessagePriority::kMedium)));
+  }
+  ASSERT_TRUE(loan);
+  EXPECT_EQ(loan.Get(), block);
+  EXPECT_EQ(loan.Priority(), MessagePriority::kHigh);
+  EXPECT_TRUE(ScanIsIntact(*loan, 6U, 66U));
+  EXPECT_EQ(g_foreign.load(), 4U);
+  EXPECT_EQ(bus.QueueDepth(), 0U);
+
+  EXPECT_FALSE(bus.Retain(*loan)) << "a message in another bus's pool";
+  Retained<Scan> kept_in_callback;
+  ASSERT_TRUE(
+      lender->Subscribe<Scan>([&](const Scan& scan) { kept_in_callback = bus.Retain(scan); })
+          .IsValid());
+  ASSERT_TRUE(lender->Publish(std::move(loan), 1U));
+  EXPECT_EQ(lender->ProcessBatch(), 1U);
+  EXPECT_FALSE(kept_in_callback) << "Retain on the wrong bus, inside the lender's callback";
+  EXPECT_EQ(bus.GetLoanStatistics<Scan>().in_use, 0U);
+  EXPECT_EQ(lender->GetLoanStatistics<Scan>().in_use, 0U);
+
+  // The same refusal in BARE_METAL, which reports nothing.
+  bus.SetPerformanceMode(PerformanceMode::kBareMetal);
+  MessageLoan<Scan> again = lender->Loan<Scan>(MessagePriority::kMedium);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(bus.Publish(std::move(again), 1U));
+  EXPECT_TRUE(again);
+  EXPECT_EQ(g_foreign.load(), 4U);
+  again.Reset();
+  EXPECT_EQ(lender->GetLoanStatistics<Scan>().in_use, 0U);
 }
 
 // G-14: an unpublished loan returns its block when reset or destroyed

@@ -62,6 +62,10 @@ enum class BusError : uint8_t {
   /// AsyncBus::Loan found its pool at the priority's limit and returned an empty loan (msg_id:
   /// 0, no message exists yet).
   kLoanRefused = 8U,
+  /// A loan (MessageLoan or Loaned handle) was published on a bus whose pool did not lend its
+  /// block; the publish returned false and left the loan with the caller, intact, to publish on
+  /// the bus that lent it or to drop (msg_id: 0, no message was queued).
+  kForeignLoan = 9U,
   QUEUE_FULL = kQueueFull,                ///< Alias of kQueueFull.
   INVALID_MESSAGE = kInvalidMessage,      ///< Alias of kInvalidMessage.
   PROCESSING_ERROR = kProcessingError,    ///< Alias of kProcessingError.

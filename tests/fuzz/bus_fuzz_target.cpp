@@ -14,8 +14,10 @@
 //   (kLaneDepth) when the bus has lanes and the thread's identity owns one, else the shared ring;
 // - with a HIGH lane (kHighQueueDepth > 0) HIGH messages form a FIFO of their own, admitted while
 //   it holds fewer than kHighQueueDepth (every mode); a batch dispatches min(kBatchSize, HIGH
-//   queued) HIGH messages first and, unless HIGH messages are still queued after those, then
-//   min(kBatchSize, LOW/MEDIUM queued) from the other FIFO (no callback here publishes);
+//   queued) HIGH messages first and then min(kBatchSize, LOW/MEDIUM queued) from the other FIFO
+//   (no callback here publishes); when HIGH messages are still queued after those, only
+//   min(1, LOW/MEDIUM queued), and only once kHighQueueDepth HIGH messages have been dispatched
+//   since the last batch that dispatched LOW/MEDIUM (else none);
 // - ProcessBatch / ProcessBatchWith without a HIGH lane dispatch min(kBatchSize, queued) messages
 //   in FIFO order; msg_id = first id, first id + 1, ... in delivery order (OVERFLOW_DETECTED when
 //   it wraps to 0);
@@ -52,7 +54,10 @@
 //   among queued Cloud messages and retained handles, after every operation, and equal to the
 //   live Cloud objects; subscribers and visitors see exactly what the producer filled in; a
 //   Retain inside the callback (bus.Retain or Loaned::Retain) keeps the message intact beyond
-//   it, Retain of a copy or through another bus is empty; at the end every block is back.
+//   it, Retain of a copy or through another bus is empty; at the end every block is back. A loan
+//   of a second bus (or its Loaned handle) published here is refused with FOREIGN_LOAN (msg_id
+//   0), nothing queued or counted, left intact with the caller, and is then delivered as the
+//   same block by its own bus, whose pool is empty again afterwards.
 //
 // Input format (every byte is meaningful; missing bytes read as 0):
 //   byte 0  configuration: ((b & 0x3F) % 12) selects the bus type (depth 8 or 128, MPSC or
@@ -61,16 +66,17 @@
 //           their wrap point (test-hook constructor), bit 7 = drain and recheck at the end
 //           (otherwise the bus is destroyed with messages still queued)
 //   byte 1  distance to the wrap point (with bit 6), byte 2 payload salt
-//   then operations: one opcode byte (op % 27, see Harness::Step) followed by its arguments
+//   then operations: one opcode byte (op % 28, see Harness::Step) followed by its arguments
 //   (a burst whose api byte % 8 is 7 is one PublishBatch call of the whole burst; opcodes 20 to
-//   26 are the loan operations; a PublishEmplace of Small whose sender byte has bit 7 set
+//   27 are the loan operations; a PublishEmplace of Small whose sender byte has bit 7 set
 //   publishes once more from inside the message's constructor, as a signal handler would).
 //
 // Regression inputs (tests/fuzz/regressions/) replay inputs that once found a bug; they run with
 // MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
 //
 // The README's guarantees this model checks after every operation of every input:
-// G-2: HIGH before the backlog, never refused by a LOW/MEDIUM flood (the two FIFOs above)
+// G-2: HIGH before the backlog, never refused by a LOW/MEDIUM flood, LOW/MEDIUM served one a
+//      HIGH lane under a HIGH flood (the two FIFOs above)
 // G-5: statistics exact in FULL_FEATURED, nothing counted in the other modes
 // G-7: every publish admitted exactly below its priority's threshold
 // G-8: a burst sent as one PublishBatch admits the prefix single publishes would
@@ -79,7 +85,7 @@
 // G-9: every refused rvalue re-checked: not moved from
 // G-10: live payloads == queued messages after every operation, 0 once the bus is gone
 // G-11: a loaned message reaches subscribers and visitors as the block the producer filled
-// G-12: a refused loan stays with the caller, intact
+// G-12: a refused loan stays with the caller, intact; a second bus's loan is refused here
 // G-13: a loan is granted exactly while the blocks in use are below its priority's limit
 // G-14: blocks in use == loans held + queued or retained messages; every block back at the end
 // G-16: nobody called after its Unsubscribe returned; captures destroyed once no call can run
@@ -515,7 +521,7 @@ class Harness {
   // ---- operations ------------------------------------------------------------------------------
 
   void Step(uint8_t opcode) {
-    const uint8_t op = static_cast<uint8_t>(opcode % 27U);
+    const uint8_t op = static_cast<uint8_t>(opcode % 28U);
     if (op <= 6U) {
       // One byte after the other: the order in which a call's arguments are evaluated is
       // unspecified (GCC goes right to left), and the input format names this order.
@@ -624,6 +630,12 @@ class Harness {
       case 25U: {  // let a retained handle go
         const uint8_t pick = in_.Byte();
         ReleaseRetained(pick, in_.Byte());
+        break;
+      }
+      case 27U: {  // a loan of the second bus published here, then on its own bus
+        const uint8_t priority = in_.Byte();
+        const uint8_t api = in_.Byte();
+        ForeignLoan(priority, api, in_.Byte());
         break;
       }
       default: {  // loan burst: up to 255 loans of one priority, each published at once or kept
@@ -863,6 +875,97 @@ class Harness {
       published_fill_[seq] = fill;
     }
     ExpectPublish(admitted, ModelMessage{seq, kCloudType, effective, sender, fast, timestamp});
+  }
+
+  /// What the second bus's visitor sees: its one Cloud (no other type is published there).
+  struct ForeignVisitor {
+    const Cloud* block;
+    uint32_t* clouds;
+    MessageHeader* header;
+    bool* intact;
+    void operator()(const Small&) const { std::abort(); }
+    void operator()(const Big&) const { std::abort(); }
+    void operator()(const Text&) const { std::abort(); }
+    void operator()(const Cloud& m, const MessageHeader& h) const {
+      ++*clouds;
+      *header = h;
+      *intact = &m == block && m.Intact();
+    }
+  };
+
+  /// Op 27: a loan of the second bus (foreign_), filled, published on this bus through api % 4
+  /// (Publish, PublishWithPriority, PublishFast, a Loaned handle): refused with FOREIGN_LOAN
+  /// (msg_id 0) before anything is queued or counted, and left with the caller, intact. Then
+  /// published on its own bus and dispatched there (a visitor: its subscribers must never run)
+  /// as the same block, after which that pool is empty again. This bus's model is unchanged, so
+  /// AfterOperation checks that its pool stayed exact.
+  void ForeignLoan(uint8_t priority_byte, uint8_t api, uint8_t sender) {
+    MessagePriority priority = DecodePriority(priority_byte);
+    if (static_cast<std::size_t>(priority) >= mccc::kPriorityCount) {
+      priority = MessagePriority::HIGH;
+    }
+    const uint32_t seq = next_seq_++;
+    const auto fill = static_cast<uint8_t>(seq * 7U);
+    mccc::MessageLoan<Cloud> loan = foreign_->template Loan<Cloud>(priority, seq, fill);
+    if (!loan) {  // its empty pool refuses only LOW / MEDIUM loans of a pool too small for them
+      FUZZ_CHECK(priority != MessagePriority::HIGH, "the second bus refused a HIGH loan");
+      return;
+    }
+    const Cloud* const where = loan.Get();
+    const bool reporting = Reporting();
+    const auto check_refused = [this, reporting](bool admitted) {
+      FUZZ_CHECK(!admitted, "a loan of another bus was published here");
+      FUZZ_CHECK_EQ(log_.size(), reporting ? 1U : 0U, "FOREIGN_LOAN reports for one refusal");
+      if (reporting) {
+        FUZZ_CHECK(log_[0].kind == EventKind::kError && log_[0].error == BusError::kForeignLoan,
+                   "a foreign loan: wrong error");
+        FUZZ_CHECK_EQ(log_[0].id, 0U, "FOREIGN_LOAN carries msg_id 0");
+      }
+      log_.clear();
+    };
+    bool own_bus_published = false;
+    MessagePriority delivered_at = priority;
+    switch (api % 4U) {
+      case 0U:
+        check_refused(bus_->Publish(std::move(loan), sender));
+        break;
+      case 1U:
+        check_refused(bus_->PublishWithPriority(std::move(loan), sender, priority));
+        break;
+      case 2U:
+        check_refused(bus_->PublishFast(std::move(loan), sender, Mix(seq) >> 8U, priority));
+        break;
+      default: {
+        mccc::Loaned<Cloud> handle(std::move(loan));
+        check_refused(bus_->Publish(std::move(handle), sender));
+        FUZZ_CHECK(handle && handle.Get() == where && handle->seq == seq && handle->fill == fill &&
+                       handle->Intact(),
+                   "a refused foreign Loaned handle changed");
+        own_bus_published = foreign_->Publish(std::move(handle), sender);
+        delivered_at = MessagePriority::MEDIUM;  // a Loaned handle has no priority of its own
+        break;
+      }
+    }
+    if (api % 4U != 3U) {
+      FUZZ_CHECK(loan && loan.Get() == where && loan->seq == seq && loan->fill == fill &&
+                     loan->Intact() && loan.Priority() == priority,
+                 "a refused foreign loan changed (block, contents or priority)");
+      own_bus_published = foreign_->Publish(std::move(loan), sender);
+    }
+    FUZZ_CHECK(own_bus_published, "the loan refused here was not published on its own bus");
+    FUZZ_CHECK_EQ(foreign_->QueueDepth(), 1U, "the second bus's queue");
+    FUZZ_CHECK_EQ(foreign_->template GetLoanStatistics<Cloud>().in_use, 1U,
+                  "the second bus's pool while its loan is queued there");
+    uint32_t clouds = 0U;
+    MessageHeader header{};
+    bool intact = false;
+    FUZZ_CHECK_EQ(foreign_->ProcessBatchWith(ForeignVisitor{where, &clouds, &header, &intact}), 1U,
+                  "the second bus dispatched its loan");
+    FUZZ_CHECK(clouds == 1U && intact, "the second bus delivered another block, or changed");
+    FUZZ_CHECK(header.priority == delivered_at && header.sender_id == sender,
+               "the second bus's header of its loan");
+    FUZZ_CHECK_EQ(foreign_->template GetLoanStatistics<Cloud>().in_use, 0U,
+                  "the second bus's pool after its loan was dispatched");
   }
 
   /// Op 22: gives held loan `pick` back unpublished: Reset, destruction, or assignment of an
@@ -1271,13 +1374,19 @@ class Harness {
       batch_.push_back(high_.front());
       high_.pop_front();
     }
-    // A HIGH flood that used up the batch's HIGH share ends the batch (HIGH still queued).
-    if (!(high == kBatch && !high_.empty())) {
-      const uint64_t normal = std::min<uint64_t>(kBatch, normal_.size());
-      for (uint64_t i = 0U; i < normal; ++i) {
-        batch_.push_back(normal_.front());
-        normal_.pop_front();
-      }
+    high_dispatched_ += high;
+    // A HIGH flood that used up the batch's HIGH share ends the batch (HIGH still queued), with
+    // one LOW/MEDIUM message once a whole HIGH lane went since the last LOW/MEDIUM dispatch.
+    const bool flood = high == kBatch && !high_.empty();
+    const uint64_t share =
+        !flood ? kBatch : (high_dispatched_ - high_at_normal_ >= kHighDepth ? 1U : 0U);
+    const uint64_t normal = std::min<uint64_t>(share, normal_.size());
+    for (uint64_t i = 0U; i < normal; ++i) {
+      batch_.push_back(normal_.front());
+      normal_.pop_front();
+    }
+    if (normal != 0U) {
+      high_at_normal_ = high_dispatched_;
     }
     return batch_.size();
   }
@@ -1904,6 +2013,8 @@ class Harness {
   uint32_t own_ring_ = 0U;           // its index for LaneQueueDepth / GetLaneStatistics
   uint64_t admitted_total_ = 0U;     // the next admitted message gets first_id_ + admitted_total_
   uint64_t delivered_total_ = 0U;    // the next delivered message has first_id_ + delivered_total_
+  uint64_t high_dispatched_ = 0U;    // HIGH messages dispatched (HIGH lane)
+  uint64_t high_at_normal_ = 0U;     // high_dispatched_ after the last batch with LOW/MEDIUM
   PerformanceMode mode_ = PerformanceMode::FULL_FEATURED;
   bool error_callback_set_ = false;
   ModelStats stats_;

@@ -83,7 +83,7 @@ def foreign_subscribe(type_):
     return bytes([19, type_ << 1])
 
 
-# Loans of Cloud (opcodes 20 to 26).
+# Loans of Cloud (opcodes 20 to 27).
 RETAIN = 0x20  # process_with: the visitor retains every Cloud
 RETAIN_ACTION = 5  # subscribe(..., action=RETAIN_ACTION): the subscriber retains
 # Publish-loan apis: Publish (the loan's priority), PublishWithPriority, PublishFast, through a
@@ -124,6 +124,12 @@ def release(pick=0, how=0):
 def loan_burst(count, priority, api=L_KEEP):
     """count loans of one priority, each published at once through api (or kept: L_KEEP)."""
     return bytes([26, count, priority, api])
+
+
+def foreign_loan(priority, api=L_PUBLISH, sender=9):
+    """A loan of the second bus published on this one through api (L_PUBLISH to L_HANDLE):
+    refused with FOREIGN_LOAN, then published and dispatched on its own bus."""
+    return bytes([27, priority, api, sender])
 
 
 SEEDS = {
@@ -221,6 +227,18 @@ SEEDS = {
                                              wrap_distance=7) + ERRORS_ON + subscribe(SMALL)
     + b"".join(publish(EMPLACE, SMALL, p, 0x80 | i) for i, p in enumerate((MEDIUM, HIGH) * 10))
     + PROCESS + LOOK + STATS + drain() + STATS,
+    # A HIGH flood that never pauses: the HIGH lane (4 slots) topped up before every batch of 3,
+    # so each batch uses up its HIGH share with HIGH still ready; LOW/MEDIUM get one message each
+    # time 4 HIGH went since the last (shared ring, then a producer lane), in both dispatch modes.
+    "high_flood_turns_depth8": header(D8_H4 | DRAIN) + ERRORS_ON + subscribe(SMALL)
+    + subscribe(BIG, form=2) + publish(PUBLISH, SMALL, MEDIUM) + publish(PUBLISH, BIG, LOW)
+    + publish(WITH_PRIORITY, SMALL, MEDIUM)
+    + (burst(4, WITH_PRIORITY, SMALL, HIGH) + PROCESS + burst(4, FAST, BIG, HIGH)
+       + process_with()) * 4 + STATS + drain(),
+    "high_flood_turns_lane": header(D8_H4_L1 | DRAIN) + ERRORS_ON + subscribe(SMALL)
+    + burst(3, PUBLISH, SMALL, MEDIUM)
+    + (burst(4, WITH_PRIORITY, SMALL, HIGH) + process_with() + burst(4, EMPLACE, SMALL, HIGH)
+       + PROCESS) * 4 + STATS + drain(),
     # Loans. Pool of 5: LOW takes 3, MEDIUM 4, HIGH all 5; refusals counted per priority and
     # reported; every publish api; a loan dropped unpublished, one refilled before publishing.
     "loans_admission_by_priority": header(D8 | DRAIN) + ERRORS_ON
@@ -272,6 +290,16 @@ SEEDS = {
     + STATS + PROCESS + LOOK + loan_burst(10, HIGH, L_KEEP) + STATS
     + b"".join(publish_loan(i, L_FAST, HIGH) for i in range(12)) + process_with(RETAIN | 0x0B)
     + STATS + release(3) + release(1, 1) + drain(0x5A) + STATS,
+    # Loans of a second bus published here through every api, in every mode, among loans of this
+    # bus held, queued and retained: refused (FOREIGN_LOAN, reported unless BARE_METAL or no
+    # callback), intact, then delivered by their own bus; both pools exact throughout.
+    "loans_foreign": header(D8_H4 | DRAIN) + ERRORS_ON
+    + subscribe(CLOUD, form=1, action=RETAIN_ACTION, action_mod=2) + loan(MEDIUM) + loan(HIGH)
+    + foreign_loan(LOW, L_PUBLISH) + foreign_loan(MEDIUM, L_WITH_PRIORITY)
+    + foreign_loan(HIGH, L_FAST) + foreign_loan(HIGH, L_HANDLE) + publish_loan(0, L_PUBLISH)
+    + foreign_loan(INVALID, L_PUBLISH) + STATS + PROCESS + foreign_loan(HIGH, L_WITH_PRIORITY)
+    + mode(2) + foreign_loan(MEDIUM, L_HANDLE) + mode(0) + ERRORS_OFF + foreign_loan(HIGH)
+    + ERRORS_ON + loan_burst(3, HIGH, L_PUBLISH) + foreign_loan(LOW, L_FAST) + drain() + STATS,
     # Loans queued, held and retained when the bus is destroyed (no drain): the queued ones are
     # destroyed with the ring, every block is back before the pool goes.
     "loans_left_at_destruction": header(D8_H4) + ERRORS_ON

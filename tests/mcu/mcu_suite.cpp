@@ -228,7 +228,7 @@ class FreshBus {
 // ---------------------------------------------------------------------------------------------
 // Error callback: counts per BusError (it may run in the interrupt handler, hence the mask)
 // ---------------------------------------------------------------------------------------------
-constexpr std::size_t kErrorKinds = static_cast<std::size_t>(BusError::kLoanRefused) + 1U;
+constexpr std::size_t kErrorKinds = static_cast<std::size_t>(BusError::kForeignLoan) + 1U;
 volatile std::uint32_t g_error_count[kErrorKinds];
 volatile std::uint64_t g_error_last_id[kErrorKinds];
 

@@ -304,7 +304,9 @@ class AsyncBus
 
   /// @brief Publishes `message` with MEDIUM priority (a MessageLoan: the priority it was
   /// loaned at), timestamped by the bus clock. Returns false when not admitted; `message` is then
-  /// left untouched (not moved from; a loan stays with the caller, to retry or drop).
+  /// left untouched (not moved from; a loan stays with the caller, to retry or drop). A loan (or
+  /// Loaned handle) whose block another bus lent is never admitted: false, and kForeignLoan
+  /// (msg_id 0) is reported; the same holds for every publish call and Producer handle.
   ///
   /// Exceptions: every publish call is noexcept. The message is moved into its slot, which
   /// cannot throw (required of every alternative). An lvalue whose copy may throw is copied
@@ -1228,6 +1230,13 @@ class AsyncBus
       ReportError(LoadMode(), BusError::kInvalidMessage, 0U);  // an empty or moved-from loan
       return false;
     }
+    // Another bus's block would be dropped into this bus's pool by the consumer: refused before
+    // a slot is claimed, so the loan stays with the caller (every publish of a loan comes here).
+    if (MCCC_UNLIKELY(!this->template PoolFor<Message>().Owns(
+            *detail::LoanAccess::BlockOf(static_cast<const Handle&>(message))))) {
+      ReportError(LoadMode(), BusError::kForeignLoan, 0U);
+      return false;
+    }
     return PublishConstructed(
         producer, sender_id, priority, stamp,
         [&](void* storage, const MessageHeader& header) noexcept {
@@ -1483,8 +1492,14 @@ class AsyncBus
   /// Consumer, one batch: dispatches with `dispatch_one(StoredEnvelope&)` up to kBatchSize
   /// LOW/MEDIUM messages and up to kBatchSize HIGH ones, every HIGH message that is ready before
   /// the next LOW/MEDIUM one. Producer lanes and the shared ring are served in turn from a rotating
-  /// start, each ready one at least once per batch (a HIGH flood that uses up its share ends
-  /// the batch early instead, so the next batch starts with HIGH again).
+  /// start, each ready one at least once per batch. A HIGH flood that uses up the batch's HIGH
+  /// share ends the batch before its next LOW/MEDIUM message, so the next batch starts with HIGH
+  /// again; but not forever: once the HIGH lane's consumer has moved a whole lane
+  /// (kHighQueueDepth) since the last batch that dispatched LOW/MEDIUM, every HIGH message
+  /// published before that dispatch has been dispatched, and this batch dispatches one LOW/MEDIUM
+  /// message before it ends (HighTurnIsOver). So LOW/MEDIUM get at least one message every
+  /// ceil(kHighQueueDepth / kBatchSize) batches under any HIGH flood, and still no HIGH message
+  /// waits for more than one LOW/MEDIUM dispatch.
   template <typename DispatchOne>
   MCCC_ALWAYS_INLINE uint32_t ConsumeRings(DispatchOne&& dispatch_one) noexcept {
     if constexpr (!kHasHighLane && !kHasLanes) {
@@ -1500,14 +1515,16 @@ class AsyncBus
       const auto drain_high = [this, &high_probe, &high_taken, &stop, &dispatch_one]() noexcept {
         if constexpr (kHasHighLane) {
           if (MCCC_UNLIKELY(high_probe.Ready())) {
-            high_taken += high_ring_.ConsumeBatch(
-                kBatchSize - high_taken,
-                [&dispatch_one](StoredEnvelope& envelope, Position) noexcept {
-                  dispatch_one(envelope);
-                });
-            high_probe = high_ring_.ProbeNext();
-            // The HIGH share is used up and more is waiting: end the batch after the message
-            // in hand, so the next batch starts with HIGH.
+            if (high_taken != kBatchSize) {
+              high_taken += high_ring_.ConsumeBatch(
+                  kBatchSize - high_taken,
+                  [&dispatch_one](StoredEnvelope& envelope, Position) noexcept {
+                    dispatch_one(envelope);
+                  });
+              high_probe = high_ring_.ProbeNext();
+            }
+            // The HIGH share is used up and more is waiting: no further LOW/MEDIUM message in
+            // this batch, so the next batch starts with HIGH.
             stop = high_taken == kBatchSize && high_probe.Ready();
           }
         } else {
@@ -1520,15 +1537,20 @@ class AsyncBus
           static_cast<void>(dispatch_one);
         }
       };
+      // The HIGH lane is checked before every LOW/MEDIUM message is taken (the batch's start, or
+      // the end of the previous one, where its callbacks may have published HIGH): a message
+      // taken off its ring is dispatched, so the decision to take the next one is made here.
       const auto normal = [&drain_high, &dispatch_one, &stop](StoredEnvelope& envelope) noexcept {
-        drain_high();
         dispatch_one(envelope);
+        drain_high();
         return !stop;
       };
       drain_high();
-      if (stop) {
+      if (stop && !HighTurnIsOver()) {
         return high_taken;
       }
+      // Either the HIGH share was not used up, or (stop) one LOW/MEDIUM message is due: the
+      // first ring that has one dispatches it, and the drain after it keeps `stop`.
       uint32_t normal_taken = 0U;
       if constexpr (!kHasLanes) {
         normal_taken = ring_.ConsumeBatch(
@@ -1537,8 +1559,30 @@ class AsyncBus
       } else {
         normal_taken = ConsumeLanes(normal, stop);
       }
-      drain_high();  // HIGH published during the last LOW/MEDIUM callback
+      if constexpr (kHasHighLane) {
+        if (normal_taken != 0U) {
+          // At or after the last LOW/MEDIUM dispatch's start: a later mark only delays the next
+          // turn (HighTurnIsOver), never gives it early.
+          high_consumed_at_normal_ = high_ring_.ConsumedPosition();
+        }
+      }
       return high_taken + normal_taken;
+    }
+  }
+
+  /// Consumer, HIGH share used up with HIGH still ready: true when one LOW/MEDIUM message may
+  /// still be dispatched without any HIGH message waiting for two. A HIGH message published
+  /// before the last LOW/MEDIUM dispatch started was claimed less than kHighQueueDepth positions
+  /// after the HIGH consumer position of that moment (the lane holds no more), which is at most
+  /// the mark taken at the end of that batch; so once the consumer is kHighQueueDepth past the
+  /// mark, every such message has been dispatched. (Modular: a difference that wrapped after
+  /// 2^32 HIGH messages without a LOW/MEDIUM one only delays the turn by a lane.)
+  bool HighTurnIsOver() const noexcept {
+    if constexpr (kHasHighLane) {
+      return static_cast<Position>(high_ring_.ConsumedPosition() - high_consumed_at_normal_) >=
+             static_cast<Position>(kHighQueueDepth);
+    } else {
+      return true;  // never asked: without a HIGH lane nothing stops a batch
     }
   }
 
@@ -1560,9 +1604,12 @@ class AsyncBus
       constexpr uint32_t kShare = kBatchSize / kRings;  // >= 1: kBatchSize > kProducerLanes
       uint32_t left = kBatchSize;
       const uint32_t start = next_lane_;
-      for (uint32_t round = 0U; round < 2U && left != 0U && !stop; ++round) {
+      // `stop` (a HIGH flood) ends the batch, but only after its first LOW/MEDIUM message: it is
+      // set before any only when that one message is due (ConsumeRings).
+      for (uint32_t round = 0U; round < 2U && left != 0U && (!stop || left == kBatchSize);
+           ++round) {
         bool any = false;
-        for (uint32_t k = 0U; k < kRings && left != 0U && !stop; ++k) {
+        for (uint32_t k = 0U; k < kRings && left != 0U && (!stop || left == kBatchSize); ++k) {
           uint32_t ring = start + k;
           ring = ring >= kRings ? ring - kRings : ring;
           const uint32_t want = round == 0U && kShare < left ? kShare : left;
@@ -1785,6 +1832,9 @@ class AsyncBus
   // Consumer-owned.
   alignas(kLine) uint64_t last_msg_id_;  // the id of the last message delivered (0: none yet)
   uint32_t next_lane_ = 0U;              // the ring the next batch serves first (producer lanes)
+  // The HIGH lane's consumer position at the end of the last batch that dispatched LOW/MEDIUM
+  // (HighTurnIsOver).
+  Position high_consumed_at_normal_ = 0U;
   // Consumer-written once per batch, read by refusing producers (several rings only): the
   // delivered count at the end of the last batch, which WouldBeMessageId turns into an id.
   std::atomic<Position> delivered_mark_;

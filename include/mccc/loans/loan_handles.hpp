@@ -236,6 +236,15 @@ struct LoanAccess {
   static Retained<T> AdoptRetained(LoanBlockHeader* block, const T* message) noexcept {
     return Retained<T>(block, message);
   }
+  /// The block a loan or a Loaned handle holds (nullptr when empty); the handle keeps it.
+  template <typename T>
+  static const LoanBlockHeader* BlockOf(const MessageLoan<T>& loan) noexcept {
+    return loan.block_;
+  }
+  template <typename T>
+  static const LoanBlockHeader* BlockOf(const Loaned<T>& loaned) noexcept {
+    return loaned.block_;
+  }
   /// Takes the reference out of a Loaned (empty afterwards); nullptr when it was empty.
   template <typename T>
   static LoanBlockHeader* Detach(Loaned<T>& loaned) noexcept {

@@ -148,6 +148,9 @@ class LoanPool {
   // the current loan (the line was last written by the consumer when it released the block). Not
   // on one core (no other cache), and not in pools too small to keep it clear of blocks in use.
   static constexpr uint32_t kPrefetchDistance = (kSingleCore || kBlocks < 16U) ? 0U : 4U;
+  // In-turn pools: how often InUse reads the two counters before it settles for a lower bound.
+  // A few: a read lands between two returns unless the consumer returns groups back to back.
+  static constexpr uint32_t kInUseReadAttempts = 4U;
   // The bitmap's words: none are used by an in-turn pool (one is kept: an array needs one).
   static constexpr uint32_t kBitmapWords = kInTurn ? 1U : kWords;
   static constexpr unsigned kLine =
@@ -230,6 +233,20 @@ class LoanPool {
     return detail::LoanAccess::MakeLoan(&block->header, message, priority);
   }
 
+  /// @brief True when `block` is the header of one of this pool's blocks: its address lies in
+  /// the pool's array of blocks (two compares; the header's contents are not trusted). Every
+  /// loan a bus accepts passes this check, so a block only ever returns to the pool that lent
+  /// it. Thread-safe; reads no shared state.
+  bool Owns(const detail::LoanBlockHeader& block) const noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    const auto address = reinterpret_cast<std::uintptr_t>(&block);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    const auto first = reinterpret_cast<std::uintptr_t>(&blocks_[0].header);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    const auto last = reinterpret_cast<std::uintptr_t>(&blocks_[kBlocks - 1U].header);
+    return address >= first && address <= last;
+  }
+
   /// @brief A further reference to the loaned message `message` refers to, or an empty handle
   /// when `message` is not the message of a block of this pool that is in use. Valid while the
   /// caller's own reference to the message is (inside its callback, or through a Retained).
@@ -305,20 +322,55 @@ class LoanPool {
     released_count_ = 0U;
   }
 
-  /// @brief Blocks in use (snapshot: a value the pool had, or an upper bound of it while loans
-  /// are taken and returned). Thread-safe.
+  /// @brief Blocks in use (snapshot): the number the pool had at one instant while it ran, or,
+  /// when blocks keep returning during kInUseReadAttempts reads in a row, a lower bound of the
+  /// number it had when the last of them ended. Never above kCapacity. Thread-safe, wait-free.
   uint32_t InUse() const noexcept {
     if constexpr (kInTurn) {
-      // relaxed (both): a snapshot that orders nothing. The returns are read first, so every
-      // return counted is of a block whose take is counted too: the difference is never negative.
-      const uint32_t returned = returned_.load(std::memory_order_relaxed);
-      const uint32_t admitted = admitted_.load(std::memory_order_relaxed);
-      return std::min(admitted - returned, kBlocks);
+      // Two counters, so a read of both is a snapshot only if nothing moved between them. The
+      // returns are read around the admissions: equal reads mean no block returned meanwhile,
+      // so the difference is the blocks in use when admitted_ was read. Only returns can make
+      // the difference lie: an admission read late just counts a block that is in use.
+      // acquire (all three): pairs with the release increments of returned_ (ReturnReleased,
+      // GiveBack). Every return counted is of a block whose admission happened before it (the
+      // loan reached the returning thread only after its CAS of admitted_), so the admitted_
+      // read ordered after it counts that admission too: the difference never wraps below 0. The
+      // acquire of admitted_ keeps the second read of the returns after it.
+      uint32_t returned = detail::LoadAcquire<kSingleCore>(returned_);
+      for (uint32_t attempt = 1U;; ++attempt) {
+#if MCCC_ENABLE_TEST_HOOKS
+        if (in_use_read_hook_ != nullptr) {
+          in_use_read_hook_(in_use_read_context_);
+        }
+#endif
+        const uint32_t admitted = detail::LoadAcquire<kSingleCore>(admitted_);
+        const uint32_t returned_after = detail::LoadAcquire<kSingleCore>(returned_);
+        if (returned_after == returned) {
+          // Admission keeps admitted_ - returned_ at or below the HIGH limit, the whole pool.
+          return std::min(admitted - returned, kBlocks);
+        }
+        if (attempt == kInUseReadAttempts) {
+          // Returns keep landing: admitted_ read before the last returns undercounts (by the
+          // blocks taken and returned since), and may even be below them: 0 then.
+          const auto lower = static_cast<int32_t>(admitted - returned_after);
+          return lower > 0 ? std::min(static_cast<uint32_t>(lower), kBlocks) : 0U;
+        }
+        returned = returned_after;
+      }
     } else {
-      // relaxed: a snapshot that orders nothing.
+      // relaxed: one counter, a snapshot by itself; it orders nothing.
       return admitted_.load(std::memory_order_relaxed);
     }
   }
+
+#if MCCC_ENABLE_TEST_HOOKS
+  /// @brief Test hook: `hook(context)` runs inside InUse of an in-turn pool, after its read of
+  /// the returns and before its read of the admissions, on every attempt.
+  void SetInUseReadHook(void (*hook)(void*), void* context) noexcept {
+    in_use_read_hook_ = hook;
+    in_use_read_context_ = context;
+  }
+#endif
 
   /// @brief The counters (snapshot, read one by one). Thread-safe.
   LoanPoolStatistics Statistics() const noexcept {
@@ -334,7 +386,8 @@ class LoanPool {
     return s;
   }
 
-  /// @brief Zeroes the counters; the high-water mark restarts from the blocks in use now.
+  /// @brief Zeroes the counters; the high-water mark restarts from the blocks in use now
+  /// (InUse: a number the pool had, or less, so never a mark it did not reach). Thread-safe.
   void ResetStatistics() noexcept {
     // relaxed (all): statistics only.
     granted_.store(0U, std::memory_order_relaxed);
@@ -614,6 +667,10 @@ class LoanPool {
   uint32_t released_count_{0U};
   // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
   Block blocks_[kBlocks]{};
+#if MCCC_ENABLE_TEST_HOOKS
+  void (*in_use_read_hook_)(void*) = nullptr;
+  void* in_use_read_context_ = nullptr;
+#endif
 };
 
 }  // namespace mccc
