@@ -113,7 +113,11 @@ class BasicImporter {
   }
 
   /// @brief Stops the receiver thread and closes the link (frames not yet taken from the
-  /// transport are left to it). Idempotent.
+  /// transport are left to it). Idempotent. Returns once the receiver thread has finished the
+  /// transport message it is reading, whatever the peers keep sending: the thread looks at the
+  /// stop request before it takes each message, so the wait is bounded by the checks of one
+  /// message (at most TransportOptions::max_frame_bytes bytes) and the fault handler's calls
+  /// for it.
   void Stop() noexcept {
     if (!running_) {
       return;
@@ -192,21 +196,27 @@ class BasicImporter {
   static constexpr std::array<Handler, kAlternatives> kHandlers =
       MakeHandlers(std::make_index_sequence<kAlternatives>{});
 
+  bool StopRequested() const noexcept {
+    // acquire: pairs with Stop's release store.
+    return stop_requested_.load(std::memory_order_acquire);
+  }
+
   void ReceiveLoop() noexcept {
     const uint8_t* data = nullptr;
     std::size_t size = 0U;
-    // acquire: pairs with Stop's release store.
-    while (!stop_requested_.load(std::memory_order_acquire)) {
+    while (!StopRequested()) {
       bool progressed = false;
-      while (receiver_->TryReceive(Channel::kHigh, &data, &size)) {
+      // The stop request is looked at after every message, not only when the link is idle: a
+      // peer that never lets the HIGH channel run dry must not keep Stop waiting.
+      while (!StopRequested() && receiver_->TryReceive(Channel::kHigh, &data, &size)) {
         HandleMessage(Channel::kHigh, data, size);
         progressed = true;
       }
-      if (receiver_->TryReceive(Channel::kNormal, &data, &size)) {
+      if (!StopRequested() && receiver_->TryReceive(Channel::kNormal, &data, &size)) {
         HandleMessage(Channel::kNormal, data, size);
         progressed = true;
       }
-      if (!progressed) {
+      if (!progressed && !StopRequested()) {
         receiver_->Wait(100);
       }
     }
