@@ -5,6 +5,7 @@
 // Stop that must return within its documented deadline.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -54,6 +55,14 @@ FrameHeader HeaderOf(uint64_t stream, uint64_t sequence, uint16_t type, uint8_t 
   header.stream_id = stream;
   header.sequence = sequence;
   return header;
+}
+
+/// A Telemetry data frame (variant index 0) of `stream` on the normal channel.
+Bytes TelemetryFrame(uint64_t stream, uint64_t sequence, uint64_t index) {
+  const bridge_test::Telemetry value = bridge_test::MakeTelemetry(index, 3U);
+  Bytes payload(sizeof(value));
+  std::memcpy(payload.data(), &value, sizeof(value));
+  return MakeFrame(HeaderOf(stream, sequence, 0U, 1U), payload);
 }
 
 /// An EmergencyStop data frame (variant index 1, HIGH) of `stream`.
@@ -126,6 +135,213 @@ TEST(BridgeHostileStop, ExporterStopKeepsItsDeadlineWhileThePeerRepliesWithoutCo
   const auto out = exporter.GetStatistics();
   EXPECT_EQ(out.ends_confirmed, 0U);
   EXPECT_EQ(out.ends_unconfirmed, 2U);
+}
+
+// ---- the receiver window against crafted sequence numbers and stream ids ------------------------
+
+/// An importer on the scripted wire with a bus that counts the Telemetry it delivers by index.
+class ImportRig {
+ public:
+  explicit ImportRig(mccc::bridge::SequenceLimits limits = {})
+      : bus_(std::make_unique<bridge_test::Bus>()) {
+    bus_->Subscribe<bridge_test::Telemetry>(
+        [this](const bridge_test::Telemetry& t, const mccc::MessageHeader& /*header*/) {
+          delivered_[static_cast<std::size_t>(t.index % kIndices)].fetch_add(1U);
+        });
+    consumer_ = std::make_unique<ConsumerThread<bridge_test::Bus>>(*bus_);
+    mccc::bridge::ImporterOptions options;
+    options.sequence = limits;
+    importer_ = std::make_unique<Importer>(*bus_, wire_, options);
+    started_ = importer_->Start();
+  }
+  ~ImportRig() {
+    importer_->Stop();
+    consumer_->Stop();
+  }
+  ImportRig(const ImportRig&) = delete;
+  ImportRig& operator=(const ImportRig&) = delete;
+
+  bool Started() const { return started_; }
+  void Push(Bytes message) { wire_.Push(Channel::kNormal, std::move(message)); }
+  /// Waits until the importer took everything pushed, then stops it and drains the bus: the
+  /// counts are final.
+  bool Finish() {
+    const bool taken = WaitFor(
+        [this] { return importer_->GetStatistics().messages_received == wire_.Pushed(); }, 60000);
+    importer_->Stop();
+    consumer_->Stop();
+    return taken;
+  }
+  uint64_t DeliveredIndex(uint64_t index) const {
+    return delivered_[static_cast<std::size_t>(index % kIndices)].load();
+  }
+  mccc::bridge::ImporterStatistics Statistics() const { return importer_->GetStatistics(); }
+  ScriptedTransport::Context& wire() { return wire_; }
+
+ private:
+  static constexpr uint64_t kIndices = 4096U;
+
+  ScriptedTransport::Context wire_;
+  std::unique_ptr<bridge_test::Bus> bus_;
+  std::array<std::atomic<uint64_t>, kIndices> delivered_{};
+  std::unique_ptr<ConsumerThread<bridge_test::Bus>> consumer_;
+  std::unique_ptr<Importer> importer_;
+  bool started_ = false;
+};
+
+Bytes Heartbeat(uint64_t stream, uint64_t next) {
+  return MakeFrame(HeaderOf(stream, next, mccc::bridge::kHeartbeatType, 1U));
+}
+Bytes EndOfStream(uint64_t stream, uint64_t next) {
+  return MakeFrame(HeaderOf(stream, next, mccc::bridge::kEndOfStreamType, 1U));
+}
+
+TEST(BridgeHostileWindow, AFrameNumberedTheLastPossibleIsOutOfWindowAndAReplayStaysRepeated) {
+  ImportRig rig;
+  ASSERT_TRUE(rig.Started());
+  for (uint64_t n = 0U; n < 10U; ++n) {
+    rig.Push(TelemetryFrame(0xC0U, n, 100U + n));
+  }
+  rig.Push(TelemetryFrame(0xC0U, ~uint64_t{0}, 110U));
+  rig.Push(TelemetryFrame(0xC0U, 5U, 105U));   // a replay of a delivered frame
+  rig.Push(TelemetryFrame(0xC0U, 10U, 111U));  // the genuine next one
+  ASSERT_TRUE(rig.Finish());
+  EXPECT_EQ(rig.DeliveredIndex(105U), 1U);
+  EXPECT_EQ(rig.DeliveredIndex(110U), 0U);
+  EXPECT_EQ(rig.DeliveredIndex(111U), 1U);
+  const auto in = rig.Statistics();
+  EXPECT_EQ(in.out_of_window, 1U);
+  EXPECT_EQ(in.repeated, 1U);
+  EXPECT_EQ(in.lost, 0U);
+  EXPECT_EQ(in.delivered[1], 11U);
+}
+
+TEST(BridgeHostileWindow, AHeartbeatAnnouncingAHugeNumberLeavesLaterGenuineFramesAccepted) {
+  ImportRig rig;
+  ASSERT_TRUE(rig.Started());
+  for (uint64_t n = 0U; n < 3U; ++n) {
+    rig.Push(TelemetryFrame(0xD0U, n, 200U + n));
+  }
+  rig.Push(Heartbeat(0xD0U, uint64_t{1} << 63U));
+  for (uint64_t n = 3U; n < 13U; ++n) {
+    rig.Push(TelemetryFrame(0xD0U, n, 200U + n));
+  }
+  ASSERT_TRUE(rig.Finish());
+  const auto in = rig.Statistics();
+  EXPECT_EQ(in.delivered[1], 13U);
+  EXPECT_EQ(in.out_of_window, 1U);
+  EXPECT_EQ(in.lost, 0U);
+  EXPECT_EQ(in.reordered, 0U);
+  EXPECT_EQ(in.markers_received, 0U);
+}
+
+TEST(BridgeHostileWindow, AJumpBeyondMaxDeltaIsResynchronisedOnlyAfterFramesInARowAndCounted) {
+  mccc::bridge::SequenceLimits limits;
+  limits.max_delta = 100U;
+  limits.resync_frames = 3U;
+  ImportRig rig(limits);
+  ASSERT_TRUE(rig.Started());
+  rig.Push(TelemetryFrame(0xE0U, 0U, 300U));
+  rig.Push(TelemetryFrame(0xE0U, 1000U, 301U));  // a stray jump, then the stream goes on
+  rig.Push(TelemetryFrame(0xE0U, 1U, 302U));
+  for (uint64_t n = 5000U; n < 5004U; ++n) {  // a genuine loss larger than the window
+    rig.Push(TelemetryFrame(0xE0U, n, 303U + (n - 5000U)));
+  }
+  ASSERT_TRUE(rig.Finish());
+  const auto in = rig.Statistics();
+  EXPECT_EQ(rig.DeliveredIndex(301U), 0U);
+  EXPECT_EQ(rig.DeliveredIndex(303U) + rig.DeliveredIndex(304U), 0U);  // the run before resync
+  EXPECT_EQ(rig.DeliveredIndex(305U) + rig.DeliveredIndex(306U), 2U);
+  EXPECT_EQ(in.delivered[1], 4U);
+  EXPECT_EQ(in.out_of_window, 3U);
+  EXPECT_EQ(in.resynchronised, 1U);
+  EXPECT_EQ(in.skipped_at_resync, 5002U - 2U);
+  EXPECT_EQ(in.lost, 0U);
+  // Next expected 5004 = accepted 4 + skipped 5000 (+ lost 0, missed at join 0).
+  EXPECT_EQ(in.delivered[1] + in.lost + in.missed_at_join + in.skipped_at_resync, 5004U);
+}
+
+TEST(BridgeHostileWindow, ACopyArrivingAfterTheEndOfItsStreamIsRefused) {
+  ImportRig rig;
+  ASSERT_TRUE(rig.Started());
+  for (uint64_t n = 0U; n < 3U; ++n) {
+    rig.Push(TelemetryFrame(0xA0U, n, 400U + n));
+  }
+  rig.Push(EndOfStream(0xA0U, 3U));
+  rig.Push(TelemetryFrame(0xA0U, 1U, 401U));  // e.g. from a proxy that repeats
+  rig.Push(TelemetryFrame(0xA0U, 3U, 403U));  // or a broken peer that goes on
+  ASSERT_TRUE(rig.Finish());
+  EXPECT_EQ(rig.DeliveredIndex(401U), 1U);
+  EXPECT_EQ(rig.DeliveredIndex(403U), 0U);
+  const auto in = rig.Statistics();
+  EXPECT_EQ(in.after_end, 2U);
+  EXPECT_EQ(in.streams_ended, 1U);
+  EXPECT_EQ(in.ends_confirmed, 1U);
+}
+
+TEST(BridgeHostileWindow, InventedStreamIdsInHeartbeatsCannotEvictALiveStream) {
+  ImportRig rig;
+  ASSERT_TRUE(rig.Started());
+  for (uint64_t n = 0U; n < 6U; ++n) {
+    rig.Push(TelemetryFrame(0xB0U, n, 500U + n));
+  }
+  for (uint64_t id = 0U; id < 1000U; ++id) {  // any peer can send these
+    rig.Push(Heartbeat(0xB000U + id, 0U));
+  }
+  rig.Push(TelemetryFrame(0xB0U, 3U, 503U));  // a repeat
+  rig.Push(TelemetryFrame(0xB0U, 9U, 509U));  // and a real gap of 6..8
+  ASSERT_TRUE(rig.Finish());
+  EXPECT_EQ(rig.DeliveredIndex(503U), 1U);
+  const auto in = rig.Statistics();
+  EXPECT_EQ(in.repeated, 1U);
+  EXPECT_EQ(in.lost, 3U);
+  EXPECT_EQ(in.streams_joined, 1U);
+  EXPECT_EQ(in.streams_evicted, 0U);
+}
+
+TEST(BridgeHostileWindow, InventedStreamIdsInDataFramesChurnAmongThemselves) {
+  ImportRig rig;
+  ASSERT_TRUE(rig.Started());
+  constexpr uint64_t kLive = 20U;  // more live streams than exporters x channels of old
+  for (uint64_t n = 0U; n < 2U; ++n) {
+    for (uint64_t s = 0U; s < kLive; ++s) {
+      rig.Push(TelemetryFrame(0x100U + s, n, 600U + 2U * s + n));
+    }
+  }
+  for (uint64_t id = 0U; id < 500U; ++id) {
+    rig.Push(TelemetryFrame(0xF000U + id, 0U, 1000U + id));
+  }
+  for (uint64_t s = 0U; s < kLive; ++s) {
+    rig.Push(TelemetryFrame(0x100U + s, 1U, 600U + 2U * s + 1U));  // a repeat of each
+  }
+  ASSERT_TRUE(rig.Finish());
+  for (uint64_t s = 0U; s < kLive; ++s) {
+    EXPECT_EQ(rig.DeliveredIndex(600U + 2U * s + 1U), 1U) << s;
+  }
+  const auto in = rig.Statistics();
+  EXPECT_EQ(in.repeated, kLive);
+  EXPECT_EQ(in.streams_restored, 0U);
+}
+
+TEST(BridgeHostileWindow, AnEvictedStreamStillRefusesRepeatsAndIsFollowedOnWhenItComesBack) {
+  ImportRig rig;
+  ASSERT_TRUE(rig.Started());
+  const std::size_t streams = ScriptedBridgeTraits::kMaxStreams + 1U;
+  for (uint64_t s = 0U; s < streams; ++s) {  // the first one is evicted by the last
+    for (uint64_t n = 0U; n < 2U; ++n) {
+      rig.Push(TelemetryFrame(0x200U + s, n, 700U + 2U * s + n));
+    }
+  }
+  rig.Push(TelemetryFrame(0x200U, 1U, 701U));  // a repeat of the evicted stream
+  rig.Push(TelemetryFrame(0x200U, 2U, 699U));  // and its next frame: the second goes
+  ASSERT_TRUE(rig.Finish());
+  EXPECT_EQ(rig.DeliveredIndex(701U), 1U);
+  EXPECT_EQ(rig.DeliveredIndex(699U), 1U);
+  const auto in = rig.Statistics();
+  EXPECT_EQ(in.streams_evicted, 2U);
+  EXPECT_EQ(in.streams_restored, 1U);
+  EXPECT_EQ(in.repeated, 1U);
+  EXPECT_EQ(in.lost + in.missed_at_join, 0U);
 }
 
 }  // namespace

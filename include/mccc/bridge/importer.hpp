@@ -10,13 +10,13 @@
 /// of its message is not read, since its end cannot be trusted), magic and version (unsupported
 /// version / malformed), schema fingerprint (wrong schema: refused at the first frame), priority
 /// against channel and type range (malformed), decoding by Codec<T> (malformed), and the sequence
-/// check of its stream (lost, missed at join, repeated, reordered: sequence_check.hpp). Only a
-/// frame that passed all of them is published (PublishFast with the original timestamp), and the
-/// bus's admission decides; its refusals are counted per priority (the bus also reports them as
-/// QUEUE_FULL). Every fault is counted, given to the fault handler if one is set, and reported
-/// to the bus's error callback (kBridgeSchemaMismatch, or kBridgeReceiveFault with the frame's
-/// sequence number). Each end-of-stream frame read is confirmed back to its exporter, which
-/// closes its link only then (exporter.hpp).
+/// check of its stream (lost, missed at join, repeated, reordered, out of window, after end:
+/// sequence_check.hpp). Only a frame that passed all of them is published (PublishFast with the
+/// original timestamp), and the bus's admission decides; its refusals are counted per priority (the
+/// bus also reports them as QUEUE_FULL). Every fault is counted, given to the fault handler if one
+/// is set, and reported to the bus's error callback (kBridgeSchemaMismatch, or kBridgeReceiveFault
+/// with the frame's sequence number). Each end-of-stream frame read is confirmed back to its
+/// exporter, which closes its link only then (exporter.hpp).
 ///
 /// The transport (Traits::Transport) provides `Receiver(Context&, const ChannelEndpoints&,
 /// EndpointMode, const TransportOptions&)` with `bool Ok()`, `const std::string& Error()`,
@@ -62,6 +62,10 @@ struct ImporterOptions {
   EndpointMode mode = EndpointMode::kBind;
   /// High-water mark, linger, reconnect interval, largest frame.
   TransportOptions transport;
+  /// The receiver window of every stream: the largest sequence step believed, and how many
+  /// frames in a row beyond it make the importer follow a stream from there
+  /// (sequence_check.hpp).
+  SequenceLimits sequence;
   /// Optional: called on the receiver thread for every fault, with `fault_context`.
   FaultHandler fault_handler = nullptr;
   /// Passed to fault_handler.
@@ -104,7 +108,7 @@ class BasicImporter {
       return false;
     }
     receiver_ = std::move(receiver);
-    streams_ = std::make_unique<Streams>();
+    streams_ = std::make_unique<Streams>(options_.sequence);
     // relaxed: the thread is not running yet; its creation publishes the store.
     stop_requested_.store(false, std::memory_order_relaxed);
     thread_ = std::thread([this]() noexcept { ReceiveLoop(); });
@@ -153,6 +157,11 @@ class BasicImporter {
     s.streams_ended = streams_ended_.Load();
     s.ends_confirmed = ends_confirmed_.Load();
     s.streams_evicted = streams_evicted_.Load();
+    s.streams_restored = streams_restored_.Load();
+    s.out_of_window = out_of_window_.Load();
+    s.after_end = after_end_.Load();
+    s.resynchronised = resynchronised_.Load();
+    s.skipped_at_resync = skipped_at_resync_.Load();
     return s;
   }
 
@@ -168,7 +177,7 @@ class BasicImporter {
   bool Running() const noexcept { return running_; }
 
  private:
-  using Streams = StreamTable<Traits::kMaxStreams>;
+  using Streams = StreamTable<Traits::kMaxStreams, Traits::kRetiredStreams>;
   using Handler = void (BasicImporter::*)(Channel, const FrameHeader&, const uint8_t*);
   static constexpr std::size_t kAlternatives = std::variant_size_v<Payload>;
 
@@ -296,14 +305,24 @@ class BasicImporter {
       Report(ImportFault::kMalformed, channel, header.stream_id, header.sequence, 1U);
       return;
     }
+    const bool end = header.type == kEndOfStreamType;
+    const SequenceResult result =
+        streams_->CheckMarker(header.stream_id, channel, header.sequence, end);
+    if (result.verdict == SequenceVerdict::kOutOfWindow) {
+      // Not believed: neither its gap nor its end counts (an exporter whose end this is counts
+      // it as unconfirmed).
+      out_of_window_.Add();
+      Report(ImportFault::kOutOfWindow, channel, header.stream_id, header.sequence, 1U);
+      return;
+    }
     markers_received_.Add();
-    SequenceWindow& window = FindStream(header.stream_id, channel);
     // A marker carries no message: only the gaps it reveals count, not its verdict.
-    static_cast<void>(Account(channel, header.stream_id, window.CheckMarker(header.sequence)));
-    if (header.type == kEndOfStreamType) {
-      streams_->Forget(header.stream_id, channel);
-      streams_ended_.Add();
-      ConfirmEnd(channel, header);
+    static_cast<void>(Account(channel, header.stream_id, result));
+    if (end) {
+      if (result.ended) {
+        streams_ended_.Add();
+      }
+      ConfirmEnd(channel, header);  // again for a repeated end: its first confirmation may be lost
     }
   }
 
@@ -319,21 +338,23 @@ class BasicImporter {
     }
   }
 
-  SequenceWindow& FindStream(uint64_t stream_id, Channel channel) noexcept {
-    bool created = false;
-    bool evicted = false;
-    SequenceWindow& window = streams_->Find(stream_id, channel, created, evicted);
-    if (created) {
-      streams_joined_.Add();
-    }
-    if (evicted) {
-      streams_evicted_.Add();
-    }
-    return window;
-  }
-
   /// Counts and reports what a sequence check found; true when the frame is to be accepted.
   bool Account(Channel channel, uint64_t stream_id, const SequenceResult& result) noexcept {
+    if (result.joined) {
+      streams_joined_.Add();
+    }
+    if (result.restored) {
+      streams_restored_.Add();
+    }
+    if (result.evicted) {
+      streams_evicted_.Add();
+    }
+    if (result.resynchronised) {
+      resynchronised_.Add();
+      skipped_at_resync_.Add(result.skipped_at_resync);
+      Report(ImportFault::kResynchronised, channel, stream_id, result.first_missing,
+             result.skipped_at_resync);
+    }
     if (result.missed_at_join != 0U) {
       missed_at_join_.Add(result.missed_at_join);
       Report(ImportFault::kMissedAtJoin, channel, stream_id, 0U, result.missed_at_join);
@@ -407,15 +428,26 @@ class BasicImporter {
   /// The sequence check of a data frame that decoded (a frame that did not is never a member of
   /// its stream); true when it is to be accepted.
   bool CheckSequence(Channel channel, const FrameHeader& header) noexcept {
-    const SequenceResult result = FindStream(header.stream_id, channel).CheckData(header.sequence);
-    if (result.verdict == SequenceVerdict::kRepeated) {
-      repeated_.Add();
-      Report(ImportFault::kRepeated, channel, header.stream_id, header.sequence, 1U);
-    } else if (result.verdict == SequenceVerdict::kReordered) {
-      reordered_.Add();
-      Report(ImportFault::kReordered, channel, header.stream_id, header.sequence, 1U);
-    } else {
-      // Accepted: nothing to report here; Account below counts any gap it revealed.
+    const SequenceResult result = streams_->CheckData(header.stream_id, channel, header.sequence);
+    switch (result.verdict) {
+      case SequenceVerdict::kAccept:
+        break;  // Account below counts any gap it revealed
+      case SequenceVerdict::kRepeated:
+        repeated_.Add();
+        Report(ImportFault::kRepeated, channel, header.stream_id, header.sequence, 1U);
+        break;
+      case SequenceVerdict::kReordered:
+        reordered_.Add();
+        Report(ImportFault::kReordered, channel, header.stream_id, header.sequence, 1U);
+        break;
+      case SequenceVerdict::kOutOfWindow:
+        out_of_window_.Add();
+        Report(ImportFault::kOutOfWindow, channel, header.stream_id, header.sequence, 1U);
+        break;
+      case SequenceVerdict::kAfterEnd:
+        after_end_.Add();
+        Report(ImportFault::kAfterEnd, channel, header.stream_id, header.sequence, 1U);
+        break;
     }
     return Account(channel, header.stream_id, result);
   }
@@ -493,6 +525,11 @@ class BasicImporter {
   detail::OwnedCounter streams_ended_;
   detail::OwnedCounter ends_confirmed_;
   detail::OwnedCounter streams_evicted_;
+  detail::OwnedCounter streams_restored_;
+  detail::OwnedCounter out_of_window_;
+  detail::OwnedCounter after_end_;
+  detail::OwnedCounter resynchronised_;
+  detail::OwnedCounter skipped_at_resync_;
 };
 
 }  // namespace bridge
