@@ -12,11 +12,29 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <variant>
 
 #include "bridge/bridge_test_support.hpp"
 #include "bridge/bridge_test_types.hpp"
 #include "bridge/scripted_transport.hpp"
 #include "mccc/bridge/bridge.hpp"
+
+namespace hostile {
+
+enum class Mode : uint8_t { kIdle = 0U, kRun = 1U };
+/// No padding, but a bool and an enum: its fields are declared, so that both are checked.
+struct Flags {
+  bool armed;
+  Mode mode;
+  uint8_t spare[2];
+};
+using FlagsPayload = std::variant<bridge_test::Telemetry, Flags>;
+using FlagsBus = mccc::AsyncBus<FlagsPayload, bridge_test::BusTraits>;
+
+}  // namespace hostile
+
+MCCC_BRIDGE_ENUM_RANGE(hostile::Mode, hostile::Mode::kIdle, hostile::Mode::kRun);
+MCCC_BRIDGE_FIELDS(hostile::Flags, armed, mode, spare);
 
 namespace {
 
@@ -342,6 +360,43 @@ TEST(BridgeHostileWindow, AnEvictedStreamStillRefusesRepeatsAndIsFollowedOnWhenI
   EXPECT_EQ(in.streams_restored, 1U);
   EXPECT_EQ(in.repeated, 1U);
   EXPECT_EQ(in.lost + in.missed_at_join, 0U);
+}
+
+// ---- no invalid object built from wire bytes
+// -------------------------------------------------------
+
+TEST(BridgeHostileCodec, ABoolByteOtherThan0Or1AndAnUnknownEnumValueAreMalformed) {
+  using FlagsImporter =
+      mccc::bridge::BasicImporter<hostile::FlagsBus, mccc::bridge::AllTypes, ScriptedBridgeTraits>;
+  auto bus = std::make_unique<hostile::FlagsBus>();
+  std::atomic<uint64_t> seen{0U};
+  std::atomic<uint64_t> armed{0U};
+  bus->Subscribe<hostile::Flags>([&](const hostile::Flags& flags, const mccc::MessageHeader&) {
+    seen.fetch_add(1U);
+    if (flags.armed) {  // a subscriber branches on its fields, as any would
+      armed.fetch_add(1U);
+    }
+  });
+  ConsumerThread<hostile::FlagsBus> consumer(*bus);
+  ScriptedTransport::Context wire;
+  FlagsImporter importer(*bus, wire, mccc::bridge::ImporterOptions{});
+  ASSERT_TRUE(importer.Start());
+  FrameHeader header = HeaderOf(0x60U, 0U, 1U, 1U);
+  header.schema = FlagsImporter::kSchema;
+  wire.Push(Channel::kNormal, MakeFrame(header, Bytes{0x02U, 0x01U, 0x00U, 0x00U}));  // bool 2
+  header.sequence = 1U;
+  wire.Push(Channel::kNormal, MakeFrame(header, Bytes{0x01U, 0x07U, 0x00U, 0x00U}));  // mode 7
+  header.sequence = 2U;
+  wire.Push(Channel::kNormal, MakeFrame(header, Bytes{0x01U, 0x01U, 0x00U, 0x00U}));  // valid
+  ASSERT_TRUE(
+      WaitFor([&] { return importer.GetStatistics().messages_received == wire.Pushed(); }, 60000));
+  importer.Stop();
+  consumer.Stop();
+  const auto in = importer.GetStatistics();
+  EXPECT_EQ(in.malformed, 2U);
+  EXPECT_EQ(in.delivered[1], 1U);
+  EXPECT_EQ(seen.load(), 1U);
+  EXPECT_EQ(armed.load(), 1U);
 }
 
 }  // namespace
