@@ -43,7 +43,7 @@ constexpr bool ElementsFill(uint64_t count, std::size_t element_bytes, std::size
   if (element_bytes == 0U) {
     return count == 0U && bytes == 0U;
   }
-  return bytes % element_bytes == 0U && count == static_cast<uint64_t>(bytes / element_bytes);
+  return bytes % element_bytes == 0U && count == bytes / element_bytes;
 }
 
 /// @brief Writes little-endian numbers and raw bytes into a codec's output (no bounds check: the

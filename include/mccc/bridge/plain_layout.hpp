@@ -36,7 +36,7 @@ inline constexpr std::size_t kMaxPlainLeaves = 256U;
 /// Converts to anything (declared only: used in unevaluated operands).
 struct AnyLeaf {
   template <typename U>
-  constexpr operator U() const noexcept;  // NOLINT(google-explicit-constructor): a probe
+  constexpr operator U() const noexcept;  // NOLINT(hicpp-explicit-conversions): deviation D-24
 };
 
 template <typename T, typename Indices, typename Leaf, typename = void>
@@ -72,7 +72,7 @@ struct IsPlain;
 /// Converts only to plain types.
 struct PlainLeaf {
   template <typename U, std::enable_if_t<IsPlain<U>::value, int> = 0>
-  constexpr operator U() const noexcept;  // NOLINT(google-explicit-constructor): a probe
+  constexpr operator U() const noexcept;  // NOLINT(hicpp-explicit-conversions): deviation D-24
 };
 
 template <typename T, bool kAggregate = std::is_aggregate_v<T>>

@@ -245,7 +245,7 @@ class StreamTable {
     if (entry != nullptr) {
       const SequenceResult result = entry->window.CheckData(sequence, limits_);
       if (result.verdict == SequenceVerdict::kAccept) {
-        Refresh(*entry);
+        Refresh(*entry, clock_);
       }
       return result;
     }
@@ -270,7 +270,7 @@ class StreamTable {
     Entry& admitted = Admit(stream_id, channel, result.evicted);
     admitted.window = window;
     admitted.established = established;
-    Refresh(admitted);
+    Refresh(admitted, clock_);
     return result;
   }
 
@@ -285,7 +285,7 @@ class StreamTable {
     if (entry != nullptr) {
       result = entry->window.CheckMarker(next_sequence, limits_);
       if (result.verdict == SequenceVerdict::kAccept) {
-        Refresh(*entry);
+        Refresh(*entry, clock_);
         if (end) {
           entry->window.End();
           Retire(*entry);
@@ -370,8 +370,8 @@ class StreamTable {
     return nullptr;
   }
 
-  void Refresh(Entry& entry) noexcept {
-    entry.last_accepted = clock_;
+  static void Refresh(Entry& entry, uint64_t now) noexcept {
+    entry.last_accepted = now;
     if (!entry.established && ++entry.accepted >= kEstablished) {
       entry.established = true;
     }
