@@ -98,7 +98,9 @@ struct TransportOptions {
   /// Delay between reconnection attempts after the peer went away.
   int reconnect_interval_ms = 20;
   /// Transport messages (one or more frames) larger than this are refused by the receiving
-  /// transport (a bound on memory).
+  /// transport (a bound on memory; ZeroMQ drops the connection that sent one). With ZeroMQ it
+  /// bounds one part of a message: a message of more parts than an exporter sends is dropped
+  /// part by part as it is read, and counted (ImporterStatistics::refused_messages).
   int64_t max_frame_bytes = int64_t{1} << 24U;
 };
 

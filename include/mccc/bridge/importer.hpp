@@ -21,7 +21,9 @@
 /// The transport (Traits::Transport) provides `Receiver(Context&, const ChannelEndpoints&,
 /// EndpointMode, const TransportOptions&)` with `bool Ok()`, `const std::string& Error()`,
 /// `bool TryReceive(Channel, const uint8_t** data, std::size_t* size)` (a message of one or more
-/// frames; it stays valid until the next TryReceive of that channel), `SendStatus Reply(Channel,
+/// frames, valid until the next TryReceive of that channel; data nullptr for a message that is
+/// not one bridge message, e.g. one of more parts than an exporter sends, which the transport
+/// has dropped), `SendStatus Reply(Channel,
 /// const uint8_t*, std::size_t)` (to the peer that sent the last frame taken from that channel),
 /// `void Wait(int timeout_ms)` (until a frame may be there or Wake() is called), `void Wake()` (any
 /// thread) and `std::string BoundEndpoint(Channel)`.
@@ -139,6 +141,7 @@ class BasicImporter {
     ImporterStatistics s;
     s.frames_received = frames_received_.Load();
     s.messages_received = messages_received_.Load();
+    s.refused_messages = refused_messages_.Load();
     for (std::size_t p = 0U; p < kPriorityCount; ++p) {
       s.delivered[p] = delivered_[p].Load();
       s.refused_by_bus[p] = refused_by_bus_[p].Load();
@@ -234,6 +237,12 @@ class BasicImporter {
   /// The frames of one transport message, in order, up to the first corrupted one.
   void HandleMessage(Channel channel, const uint8_t* message, std::size_t size) noexcept {
     messages_received_.Add();
+    if (message == nullptr) {
+      // Not one bridge message (more parts than an exporter sends): dropped unread.
+      refused_messages_.Add();
+      Report(ImportFault::kMalformed, channel, 0U, 0U, 1U);
+      return;
+    }
     std::size_t offset = 0U;
     do {
       std::size_t frame_bytes = 0U;
@@ -509,6 +518,7 @@ class BasicImporter {
   // Written by the receiver thread only.
   alignas(64) detail::OwnedCounter frames_received_;
   detail::OwnedCounter messages_received_;
+  detail::OwnedCounter refused_messages_;
   std::array<detail::OwnedCounter, kPriorityCount> delivered_{};
   std::array<detail::OwnedCounter, kPriorityCount> refused_by_bus_{};
   detail::OwnedCounter lost_;

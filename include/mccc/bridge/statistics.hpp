@@ -66,6 +66,9 @@ struct ImporterStatistics {
   uint64_t frames_received = 0U;
   /// Transport messages taken (each carries one or more frames).
   uint64_t messages_received = 0U;
+  /// Of those, messages that were not one bridge message (more transport parts than an exporter
+  /// sends): dropped by the transport part by part, none of their frames read.
+  uint64_t refused_messages = 0U;
   /// Passed every check and published into the bus, per priority.
   std::array<uint64_t, kPriorityCount> delivered{};
   /// Passed every check but refused by the bus's admission, per priority.

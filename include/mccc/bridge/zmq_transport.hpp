@@ -51,6 +51,7 @@
 #endif
 
 #include "mccc/bridge/channel.hpp"
+#include "mccc/bridge/wire_format.hpp"
 #include "mccc/config.hpp"
 
 #if MCCC_TSAN
@@ -62,6 +63,12 @@ namespace bridge {
 
 /// @brief The ZeroMQ transport (libzmq C API, version 4.x).
 class ZmqTransport {
+ public:
+  /// @brief Messages an exporter's socket queues from each peer (end-of-stream confirmations).
+  static constexpr int kReplyHighWaterMark = 16;
+  /// @brief The largest message an exporter's socket takes: a frame header (a confirmation).
+  static constexpr int64_t kReplyBytes = static_cast<int64_t>(kFrameHeaderBytes);
+
  private:
   /// A non-blocking wake-up descriptor that zmq_poll can wait on.
   class WakeSignal {
@@ -223,7 +230,14 @@ class ZmqTransport {
           zmq_setsockopt(socket, ZMQ_LINGER, &linger, sizeof(linger)) == 0 &&
           zmq_setsockopt(socket, ZMQ_RECONNECT_IVL, &reconnect, sizeof(reconnect)) == 0;
       if (socket_type == ZMQ_DEALER) {
-        return common && zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof(hwm)) == 0;
+        // The exporter reads only end-of-stream confirmations, one frame header each, and only
+        // at Stop: a peer that sends more or larger gets its connection dropped by ZeroMQ
+        // instead of filling this process (at most kReplyHighWaterMark headers per connection).
+        const int reply_hwm = kReplyHighWaterMark;
+        const int64_t reply_size = kReplyBytes;
+        return common && zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof(hwm)) == 0 &&
+               zmq_setsockopt(socket, ZMQ_RCVHWM, &reply_hwm, sizeof(reply_hwm)) == 0 &&
+               zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &reply_size, sizeof(reply_size)) == 0;
       }
       return common && zmq_setsockopt(socket, ZMQ_RCVHWM, &hwm, sizeof(hwm)) == 0 &&
              zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof(max_size)) == 0 &&
