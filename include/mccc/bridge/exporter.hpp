@@ -196,6 +196,7 @@ class BasicExporter {
     s.filtered = filtered_.Load();
     s.dropped_at_stop = dropped_at_stop_.Load();
     s.transport_errors = transport_errors_.Load();
+    s.peers_refused = peers_refused_.Load();
     s.markers_sent = markers_sent_.Load();
     s.ends_confirmed = ends_confirmed_.Load();
     s.ends_unconfirmed = ends_unconfirmed_.Load();
@@ -386,7 +387,9 @@ class BasicExporter {
     const Clock::time_point start = Clock::now();
     const auto interval = std::chrono::milliseconds(options_.heartbeat_interval_ms);
     last_send_.fill(start - interval);  // announce the stream at once
+    uint64_t refused_seen = 0U;
     for (;;) {
+      detail::CollectRefusedPeers(*sender_, refused_seen, peers_refused_);
       bool progressed = false;
       while (SendRun(Channel::kHigh, blocked[1])) {
         progressed = true;
@@ -557,6 +560,7 @@ class BasicExporter {
   std::array<detail::OwnedCounter, kChannelCount> messages_{};
   detail::OwnedCounter dropped_at_stop_;
   detail::OwnedCounter transport_errors_;
+  detail::OwnedCounter peers_refused_;
   detail::OwnedCounter markers_sent_;
   detail::OwnedCounter ends_confirmed_;
   detail::OwnedCounter ends_unconfirmed_;

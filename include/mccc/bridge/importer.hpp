@@ -142,6 +142,7 @@ class BasicImporter {
     s.frames_received = frames_received_.Load();
     s.messages_received = messages_received_.Load();
     s.refused_messages = refused_messages_.Load();
+    s.peers_refused = peers_refused_.Load();
     for (std::size_t p = 0U; p < kPriorityCount; ++p) {
       s.delivered[p] = delivered_[p].Load();
       s.refused_by_bus[p] = refused_by_bus_[p].Load();
@@ -216,7 +217,9 @@ class BasicImporter {
   void ReceiveLoop() noexcept {
     const uint8_t* data = nullptr;
     std::size_t size = 0U;
+    uint64_t refused_seen = 0U;
     while (!StopRequested()) {
+      detail::CollectRefusedPeers(*receiver_, refused_seen, peers_refused_);
       bool progressed = false;
       // The stop request is looked at after every message, not only when the link is idle: a
       // peer that never lets the HIGH channel run dry must not keep Stop waiting.
@@ -232,6 +235,7 @@ class BasicImporter {
         receiver_->Wait(100);
       }
     }
+    detail::CollectRefusedPeers(*receiver_, refused_seen, peers_refused_);
   }
 
   /// The frames of one transport message, in order, up to the first corrupted one.
@@ -519,6 +523,7 @@ class BasicImporter {
   alignas(64) detail::OwnedCounter frames_received_;
   detail::OwnedCounter messages_received_;
   detail::OwnedCounter refused_messages_;
+  detail::OwnedCounter peers_refused_;
   std::array<detail::OwnedCounter, kPriorityCount> delivered_{};
   std::array<detail::OwnedCounter, kPriorityCount> refused_by_bus_{};
   detail::OwnedCounter lost_;

@@ -22,6 +22,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "mccc/bridge/channel.hpp"
 #include "mccc/message.hpp"
@@ -48,6 +50,8 @@ struct ExporterStatistics {
   uint64_t dropped_at_stop = 0U;
   /// Frames the transport failed to take for another reason than backpressure (dropped).
   uint64_t transport_errors = 0U;
+  /// Peers the transport refused to connect (a binding exporter with an allow-list of keys).
+  uint64_t peers_refused = 0U;
   /// Heartbeats and end-of-stream frames sent.
   uint64_t markers_sent = 0U;
   /// Channels whose end-of-stream frame an importer confirmed at Stop: it read every frame of
@@ -66,6 +70,9 @@ struct ImporterStatistics {
   uint64_t frames_received = 0U;
   /// Transport messages taken (each carries one or more frames).
   uint64_t messages_received = 0U;
+  /// Peers the transport refused to connect: a client key not in the allow-list
+  /// (LinkSecurity::allowed_client_keys; every attempt counts, and ZeroMQ clients retry).
+  uint64_t peers_refused = 0U;
   /// Of those, messages that were not one bridge message (more transport parts than an exporter
   /// sends): dropped by the transport part by part, none of their frames read.
   uint64_t refused_messages = 0U;
@@ -196,6 +203,30 @@ class OwnedCounter {
  private:
   std::atomic<uint64_t> value_{0U};
 };
+
+/// True when a transport's link (Sender, Receiver) counts the peers it refused.
+template <typename Link, typename = void>
+struct CountsRefusedPeers : std::false_type {};
+template <typename Link>
+struct CountsRefusedPeers<
+    Link, std::void_t<decltype(static_cast<uint64_t>(std::declval<const Link&>().RefusedPeers()))>>
+    : std::true_type {};
+
+/// Moves a link's count of refused peers into `counter` (by the difference since `seen`).
+template <typename Link>
+void CollectRefusedPeers(const Link& link, uint64_t& seen, OwnedCounter& counter) noexcept {
+  if constexpr (CountsRefusedPeers<Link>::value) {
+    const uint64_t now = link.RefusedPeers();
+    if (now > seen) {
+      counter.Add(now - seen);
+      seen = now;
+    }
+  } else {
+    static_cast<void>(link);
+    static_cast<void>(seen);
+    static_cast<void>(counter);
+  }
+}
 
 }  // namespace detail
 }  // namespace bridge
