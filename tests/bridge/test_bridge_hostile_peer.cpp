@@ -180,6 +180,14 @@ class ImportRig {
   ImportRig& operator=(const ImportRig&) = delete;
 
   bool Started() const { return started_; }
+  /// Stops the importer once it took everything pushed, and starts it again.
+  bool Restart() {
+    const bool taken = WaitFor(
+        [this] { return importer_->GetStatistics().messages_received == wire_.Pushed(); }, 60000);
+    importer_->Stop();
+    started_ = importer_->Start();
+    return taken && started_;
+  }
   void Push(Bytes message) { wire_.Push(Channel::kNormal, std::move(message)); }
   /// Waits until the importer took everything pushed, then stops it and drains the bus: the
   /// counts are final.
@@ -359,6 +367,67 @@ TEST(BridgeHostileWindow, AnEvictedStreamStillRefusesRepeatsAndIsFollowedOnWhenI
   EXPECT_EQ(in.streams_evicted, 2U);
   EXPECT_EQ(in.streams_restored, 1U);
   EXPECT_EQ(in.repeated, 1U);
+  EXPECT_EQ(in.lost + in.missed_at_join, 0U);
+}
+
+// ---- the two suspicions of the review, settled
+// ---------------------------------------------------
+
+TEST(BridgeHostileSuspicion, ARestartedImporterCountsTheGapAsLostNotTheWholeStreamAsMissed) {
+  ImportRig rig;
+  ASSERT_TRUE(rig.Started());
+  for (uint64_t n = 0U; n < 10U; ++n) {
+    rig.Push(TelemetryFrame(0x70U, n, 800U + n));
+  }
+  ASSERT_TRUE(rig.Restart());
+  // Frames 10..14 were sent while the importer was stopped; 3 is a late copy.
+  for (uint64_t n = 15U; n < 20U; ++n) {
+    rig.Push(TelemetryFrame(0x70U, n, 800U + n));
+  }
+  rig.Push(TelemetryFrame(0x70U, 3U, 803U));
+  ASSERT_TRUE(rig.Finish());
+  const auto in = rig.Statistics();
+  EXPECT_EQ(in.delivered[1], 15U);
+  EXPECT_EQ(rig.DeliveredIndex(803U), 1U);
+  EXPECT_EQ(in.lost, 5U);
+  EXPECT_EQ(in.missed_at_join, 0U);
+  EXPECT_EQ(in.repeated, 1U);
+  EXPECT_EQ(in.streams_joined, 1U);
+  // The per-stream identity across the restart: next expected 20 = accepted + lost + missed.
+  EXPECT_EQ(in.delivered[1] + in.lost + in.missed_at_join, 20U);
+}
+
+TEST(BridgeHostileSuspicion, AMalformedLoanedPayloadIsMalformedEvenWhenThePoolRefuses) {
+  using LoanImporter = mccc::bridge::BasicImporter<bridge_test::TinyPoolBus, mccc::bridge::AllTypes,
+                                                   ScriptedBridgeTraits>;
+  // No consumer: the blocks the importer takes stay taken, so the pool of 4 admits 3 MEDIUM.
+  auto bus = std::make_unique<bridge_test::TinyPoolBus>();
+  ScriptedTransport::Context wire;
+  LoanImporter importer(*bus, wire, mccc::bridge::ImporterOptions{});
+  ASSERT_TRUE(importer.Start());
+  auto cloud = std::make_unique<bridge_test::Cloud>();
+  Bytes payload(mccc::bridge::Codec<bridge_test::Cloud>::EncodedSize(*cloud));
+  auto frame_of = [&](uint64_t sequence, const Bytes& bytes) {
+    FrameHeader header = HeaderOf(0x71U, sequence, 1U, 1U);  // Loaned<Cloud>, MEDIUM
+    header.schema = LoanImporter::kSchema;
+    return MakeFrame(header, bytes);
+  };
+  for (uint64_t n = 0U; n < 4U; ++n) {
+    bridge_test::FillCloud(*cloud, n);
+    mccc::bridge::Codec<bridge_test::Cloud>::Encode(*cloud, payload.data());
+    if (n == 3U) {
+      wire.Push(Channel::kNormal, frame_of(n, Bytes(payload.begin(), payload.begin() + 10)));
+    }
+    wire.Push(Channel::kNormal, frame_of(n, payload));
+  }
+  ASSERT_TRUE(
+      WaitFor([&] { return importer.GetStatistics().messages_received == wire.Pushed(); }, 60000));
+  importer.Stop();
+  const auto in = importer.GetStatistics();
+  EXPECT_EQ(in.delivered[1], 3U);
+  EXPECT_EQ(in.malformed, 1U);          // the truncated copy of frame 3
+  EXPECT_EQ(in.refused_by_bus[1], 1U);  // the genuine frame 3, refused by the pool
+  EXPECT_EQ(in.repeated, 0U);           // not shadowed by the truncated copy
   EXPECT_EQ(in.lost + in.missed_at_join, 0U);
 }
 

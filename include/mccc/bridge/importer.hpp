@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <utility>
@@ -98,7 +99,10 @@ class BasicImporter {
   ~BasicImporter() { Stop(); }
 
   /// @brief Opens the link and starts the receiver thread. Returns false, with LastError(), if
-  /// the transport could not open the endpoints. Streams are followed anew after each Start.
+  /// the transport could not open the endpoints. The streams followed, like the counters, carry
+  /// over from one Start to the next: a stream that went on while the importer was stopped
+  /// shows its gap as lost (not as missed at join, which would also count again the frames
+  /// already delivered before the Stop), and its repeats stay refused.
   bool Start() {
     if (running_) {
       return true;
@@ -110,7 +114,9 @@ class BasicImporter {
       return false;
     }
     receiver_ = std::move(receiver);
-    streams_ = std::make_unique<Streams>(options_.sequence);
+    if (!streams_) {
+      streams_ = std::make_unique<Streams>(options_.sequence);
+    }
     // relaxed: the thread is not running yet; its creation publishes the store.
     stop_requested_.store(false, std::memory_order_relaxed);
     thread_ = std::thread([this]() noexcept { ReceiveLoop(); });
@@ -409,6 +415,13 @@ class BasicImporter {
     const auto priority = static_cast<MessagePriority>(header.priority);
     MessageLoan<T> loan = bus_.template Loan<T>(priority);
     if (!loan) {
+      // Judged as if there were a block: a frame that would not decode is malformed (and not a
+      // member of its stream), not a refusal of the bus.
+      if (!DecodesIntoScratch<T>(payload, header.payload_bytes)) {
+        malformed_.Add();
+        Report(ImportFault::kMalformed, channel, header.stream_id, header.sequence, 1U);
+        return;
+      }
       if (CheckSequence(channel, header)) {
         refused_by_bus_[header.priority].Add();
       }
@@ -463,6 +476,15 @@ class BasicImporter {
         break;
     }
     return Account(channel, header.stream_id, result);
+  }
+
+  /// Whether the payload decodes as a T, into a T allocated for the check (the path of a
+  /// refusing pool only; a T of a loan pool may be too large for the thread's stack). An
+  /// allocation that fails leaves the frame unjudged: taken as decodable.
+  template <typename T>
+  static bool DecodesIntoScratch(const uint8_t* payload, std::size_t size) noexcept {
+    const std::unique_ptr<T> scratch(new (std::nothrow) T());
+    return scratch == nullptr || DecodeGuarded(payload, size, *scratch);
   }
 
   template <typename T>
