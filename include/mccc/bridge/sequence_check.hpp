@@ -307,19 +307,25 @@ class StreamTable {
     return result;
   }
 
-  /// @brief The state of (stream_id, channel): kNew when neither followed nor retired.
-  StreamState StateOf(uint64_t stream_id, Channel channel) const noexcept {
+  /// @brief The window of (stream_id, channel), followed or retired; nullptr when neither.
+  const SequenceWindow* WindowOf(uint64_t stream_id, Channel channel) const noexcept {
     for (const Entry& entry : entries_) {
       if (entry.used && entry.stream_id == stream_id && entry.channel == channel) {
-        return entry.window.State();
+        return &entry.window;
       }
     }
     for (const Retired& record : retired_) {
       if (record.used && record.stream_id == stream_id && record.channel == channel) {
-        return record.window.State();
+        return &record.window;
       }
     }
-    return StreamState::kNew;
+    return nullptr;
+  }
+
+  /// @brief The state of (stream_id, channel): kNew when neither followed nor retired.
+  StreamState StateOf(uint64_t stream_id, Channel channel) const noexcept {
+    const SequenceWindow* window = WindowOf(stream_id, channel);
+    return window != nullptr ? window->State() : StreamState::kNew;
   }
 
   /// @brief True when (stream_id, channel) is followed (not retired, not forgotten).
