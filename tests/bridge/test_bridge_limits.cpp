@@ -276,11 +276,14 @@ TEST(BridgeLimits, AMessageOfMorePartsThanAnExporterSendsIsDroppedAndCounted) {
   RawPeer peer(context.Native(), ZMQ_DEALER, "multipart");
   ASSERT_EQ(zmq_connect(peer.socket(), limited.Normal().c_str()), 0);
   constexpr uint64_t kMessages = 5U;
-  for (uint64_t i = 0U; i < kMessages; ++i) {  // 300 parts of 4 KiB, each within the limit
-    ASSERT_TRUE(peer.SendParts(300U, 4U * 1024U));
+  for (uint64_t i = 0U; i < kMessages; ++i) {  // 300 parts each: the number is what is refused
+    ASSERT_TRUE(peer.SendParts(300U, 64U));
   }
   ASSERT_TRUE(WaitFor(
-      [&] { return limited.importer().GetStatistics().refused_messages == kMessages; }, 60000));
+      [&] { return limited.importer().GetStatistics().refused_messages == kMessages; }, 60000))
+      << "messages " << limited.importer().GetStatistics().messages_received << ", refused "
+      << limited.importer().GetStatistics().refused_messages << ", corrupted "
+      << limited.importer().GetStatistics().corrupted;
   limited.importer().Stop();
   const auto in = limited.importer().GetStatistics();
   EXPECT_EQ(in.messages_received, kMessages);
