@@ -25,7 +25,7 @@
 
 namespace demo {
 
-struct Telemetry {  // trivially copyable: travels as its bytes
+struct Telemetry {  // float members: its fields are declared below
   uint32_t sample;
   float temperature_c;
   float speed_mps;
@@ -52,6 +52,9 @@ constexpr uint32_t kSensorId = 7U;
 constexpr uint32_t kSamples = 1000U;
 
 }  // namespace demo
+
+/// Telemetry has float members: its fields are declared, and travel packed and little-endian.
+MCCC_BRIDGE_FIELDS(demo::Telemetry, sample, temperature_c, speed_mps);
 
 /// The codec of LidarScan: scan number, range count, ranges (little-endian IEEE floats).
 template <>

@@ -152,6 +152,9 @@ struct SmallQueueBridge : mccc::bridge::DefaultBridgeTraits {
 
 }  // namespace bridge_test
 
+/// A cloud has float members: its fields travel declared (packed, little-endian IEEE bits).
+MCCC_BRIDGE_FIELDS(bridge_test::Cloud, index, count, check, points);
+
 /// The example codec of the tests: index, count, then the floats, all little-endian.
 template <>
 struct mccc::bridge::Codec<bridge_test::Scan> {
@@ -169,8 +172,7 @@ struct mccc::bridge::Codec<bridge_test::Scan> {
   static bool Decode(const uint8_t* in, std::size_t size, bridge_test::Scan& scan) {
     WireReader reader(in, size);
     uint32_t count = 0U;
-    if (!reader.Get64(scan.index) || !reader.Get32(count) ||
-        reader.Remaining() != 4U * static_cast<std::size_t>(count)) {
+    if (!reader.Get64(scan.index) || !reader.GetCountOfRemaining(count, 4U)) {
       return false;
     }
     scan.ranges.resize(count);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Unit tests of the bridge's building blocks: CRC-32C, the frame header, the schema fingerprint,
-// the codec customization point and its reader/writer, the sequence check and the send queue,
-// and the packing of several frames into one transport message.
+// the codec customization point and its reader/writer, the send queue, and the packing of
+// several frames into one transport message (the sequence check: test_bridge_sequence.cpp).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -21,8 +21,6 @@ using mccc::bridge::Crc32c;
 using mccc::bridge::FrameCheck;
 using mccc::bridge::FrameHeader;
 using mccc::bridge::kFrameHeaderBytes;
-using mccc::bridge::SequenceVerdict;
-using mccc::bridge::SequenceWindow;
 
 // ---- CRC-32C ------------------------------------------------------------------------------
 
@@ -306,68 +304,6 @@ TEST(BridgeCodec, ReaderFailsPastTheEndAndStaysFailed) {
   uint8_t byte = 0U;
   EXPECT_FALSE(reader.Get8(byte));  // failed for good, even though one byte is left
   EXPECT_FALSE(reader.Ok());
-}
-
-// ---- sequence check -----------------------------------------------------------------------
-
-TEST(BridgeSequence, InOrderGapRepeatAndReorder) {
-  SequenceWindow window;
-  EXPECT_EQ(window.CheckData(0U).verdict, SequenceVerdict::kAccept);
-  EXPECT_EQ(window.CheckData(1U).verdict, SequenceVerdict::kAccept);
-  const auto gap = window.CheckData(4U);  // 2 and 3 missing
-  EXPECT_EQ(gap.verdict, SequenceVerdict::kAccept);
-  EXPECT_EQ(gap.lost, 2U);
-  EXPECT_EQ(gap.first_missing, 2U);
-  EXPECT_EQ(window.CheckData(4U).verdict, SequenceVerdict::kRepeated);
-  EXPECT_EQ(window.CheckData(1U).verdict, SequenceVerdict::kRepeated);
-  EXPECT_EQ(window.CheckData(3U).verdict, SequenceVerdict::kReordered);
-  EXPECT_EQ(window.CheckData(3U).verdict, SequenceVerdict::kRepeated);  // a copy of the late one
-  EXPECT_EQ(window.CheckData(5U).lost, 0U);
-  EXPECT_EQ(window.Next(), 6U);
-}
-
-TEST(BridgeSequence, BeyondTheWindowALateFrameIsReordered) {
-  SequenceWindow window;
-  window.CheckData(0U);
-  EXPECT_EQ(window.CheckData(200U).lost, 199U);
-  EXPECT_EQ(window.CheckData(0U).verdict, SequenceVerdict::kReordered);
-  EXPECT_EQ(window.CheckData(137U).verdict, SequenceVerdict::kReordered);
-  EXPECT_EQ(window.CheckData(200U).verdict, SequenceVerdict::kRepeated);
-}
-
-TEST(BridgeSequence, JoinAndMarkersRevealWhatWasMissedAndALostTail) {
-  SequenceWindow late;
-  const auto join = late.CheckData(500U);
-  EXPECT_EQ(join.verdict, SequenceVerdict::kAccept);
-  EXPECT_EQ(join.missed_at_join, 500U);
-  EXPECT_EQ(join.lost, 0U);
-  const auto tail = late.CheckMarker(505U);  // 501..504 never came
-  EXPECT_EQ(tail.lost, 4U);
-  EXPECT_EQ(tail.first_missing, 501U);
-  EXPECT_EQ(late.CheckMarker(505U).lost, 0U);  // a repeated heartbeat changes nothing
-  EXPECT_EQ(late.CheckData(505U).lost, 0U);
-
-  SequenceWindow marker_first;
-  EXPECT_EQ(marker_first.CheckMarker(0U).missed_at_join, 0U);
-  EXPECT_EQ(marker_first.CheckData(0U).verdict, SequenceVerdict::kAccept);
-}
-
-TEST(BridgeSequence, StreamTableFollowsStreamsPerChannelAndForgetsTheOldest) {
-  mccc::bridge::StreamTable<2U> table;
-  bool created = false;
-  bool evicted = false;
-  table.Find(1U, mccc::bridge::Channel::kNormal, created, evicted).CheckData(0U);
-  EXPECT_TRUE(created);
-  table.Find(1U, mccc::bridge::Channel::kHigh, created, evicted);
-  EXPECT_TRUE(created);
-  EXPECT_FALSE(evicted);
-  EXPECT_EQ(table.Find(1U, mccc::bridge::Channel::kNormal, created, evicted).Next(), 1U);
-  EXPECT_FALSE(created);
-  table.Find(2U, mccc::bridge::Channel::kNormal, created, evicted);  // evicts (1, kHigh)
-  EXPECT_TRUE(created);
-  EXPECT_TRUE(evicted);
-  EXPECT_EQ(table.Find(1U, mccc::bridge::Channel::kNormal, created, evicted).Next(), 1U);
-  EXPECT_FALSE(created);
 }
 
 // ---- send queue ---------------------------------------------------------------------------

@@ -1,12 +1,15 @@
-# Builds bus_fuzz_target.cpp with clang++ and libFuzzer (plus ASan and UBSan) and fuzzes it for a
-# bounded time. Run by the CTest test fuzz.libfuzzer (tests/fuzz/CMakeLists.txt):
-#   cmake -DSOURCE=<bus_fuzz_target.cpp> -DCORPUS=<seed corpus dir> -DINCLUDE_DIR=<include>
-#         -DWORK_DIR=<build dir> [-DSECONDS=30] [-DRUNS=20000000] -P run_libfuzzer.cmake
+# Builds a fuzz target (bus_fuzz_target.cpp, bridge_fuzz_target.cpp) with clang++ and libFuzzer
+# (plus ASan and UBSan) and fuzzes it for a bounded time. Run by the CTest tests fuzz.libfuzzer and
+# fuzz.bridge.libfuzzer (tests/fuzz/CMakeLists.txt):
+#   cmake -DSOURCE=<fuzz target .cpp> -DCORPUS=<seed corpus dir> -DINCLUDE_DIR=<include>
+#         -DWORK_DIR=<build dir> [-DSECONDS=30] [-DRUNS=20000000] [-DNAME=bus_fuzzer]
+#         -P run_libfuzzer.cmake
 # The compiler: $MCCC_FUZZ_CXX, else the first of clang++, clang++-19 ... clang++-14 on PATH.
 # Prints "mccc-fuzz: SKIPPED: <why>" (the test is then reported as skipped) when no clang++ can
 # link -fsanitize=fuzzer (Debian: apt-get install clang libclang-rt-14-dev).
 # New inputs go to WORK_DIR/corpus (the seed corpus in the source tree is only read); a failing
-# input is written to WORK_DIR/crash-<sha1> (replay it: fuzz_replay <file>, or the fuzzer binary).
+# input is written to WORK_DIR/crash-<sha1> (replay it: fuzz_replay or fuzz_bridge_replay <file>, or
+# the fuzzer binary).
 cmake_minimum_required(VERSION 3.16)
 
 foreach(_var IN ITEMS SOURCE CORPUS INCLUDE_DIR WORK_DIR)
@@ -19,6 +22,9 @@ if(NOT DEFINED SECONDS)
 endif()
 if(NOT DEFINED RUNS)
   set(RUNS 20000000)
+endif()
+if(NOT DEFINED NAME)
+  set(NAME bus_fuzzer)
 endif()
 
 file(MAKE_DIRECTORY "${WORK_DIR}/corpus")
@@ -49,7 +55,7 @@ if(NOT _probe_result EQUAL 0)
 endif()
 
 # ---- build (only when the target, a header or this script changed) -------------------------------
-set(_binary "${WORK_DIR}/bus_fuzzer")
+set(_binary "${WORK_DIR}/${NAME}")
 set(_stale FALSE)
 if(NOT EXISTS "${_binary}")
   set(_stale TRUE)
@@ -86,6 +92,6 @@ execute_process(COMMAND ${_command} RESULT_VARIABLE _fuzz_result)
 if(NOT _fuzz_result EQUAL 0)
   message(FATAL_ERROR "mccc-fuzz: the fuzzer found a failing input (exit ${_fuzz_result}); it is "
                       "saved under ${WORK_DIR}/ (crash-*, leak-*, timeout-*); replay it with "
-                      "fuzz_replay <file> or ${_binary} <file>")
+                      "fuzz_replay / fuzz_bridge_replay <file> or ${_binary} <file>")
 endif()
 message("mccc-fuzz: PASSED (no failing input in ${SECONDS} s)")

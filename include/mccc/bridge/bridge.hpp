@@ -17,11 +17,15 @@
 #ifndef MCCC_BRIDGE_BRIDGE_HPP_
 #define MCCC_BRIDGE_BRIDGE_HPP_
 
+#include "mccc/bridge/byte_io.hpp"
 #include "mccc/bridge/channel.hpp"
 #include "mccc/bridge/codec.hpp"
 #include "mccc/bridge/crc32c.hpp"
 #include "mccc/bridge/exporter.hpp"
+#include "mccc/bridge/fields.hpp"
+#include "mccc/bridge/fnv1a.hpp"
 #include "mccc/bridge/importer.hpp"
+#include "mccc/bridge/plain_layout.hpp"
 #include "mccc/bridge/schema.hpp"
 #include "mccc/bridge/send_queue.hpp"
 #include "mccc/bridge/sequence_check.hpp"

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mccc/message.hpp"
 
@@ -88,6 +89,28 @@ enum class EndpointMode : uint8_t {
   kConnect = 1U,  ///< Connect to a peer's address; reconnects by itself after the peer restarts.
 };
 
+/// @brief Authentication and encryption of a link: ZeroMQ's CURVE (a transport without such
+/// security refuses a link that asks for it). Keys are Z85 text of 40 characters, as
+/// zmq_curve_keypair (ZmqTransport::NewCurveKeyPair) makes them. The binding side of a link is
+/// the CURVE server, the connecting side the client; both encrypt every frame. See
+/// docs/bridge.md ("Authenticated peers") for what it protects against and what not.
+struct LinkSecurity {
+  /// CURVE on (both sides of a link must agree; a peer without it fails the handshake).
+  bool curve = false;
+  /// This side's long-term key pair (a binding side: the server's; a connecting side: the
+  /// client's, which the server's allow-list names).
+  std::string public_key;
+  /// The secret half (keep it secret: it proves this side's identity).
+  std::string secret_key;
+  /// Connecting side: the public key of the server it connects to; a server with another key is
+  /// refused by the handshake.
+  std::string server_public_key;
+  /// Binding side: the client public keys allowed to connect; any other client is refused by
+  /// the transport's ZAP handler and counted (peers_refused). Empty: any client with a key pair
+  /// (the link is then encrypted but not authenticated).
+  std::vector<std::string> allowed_client_keys;
+};
+
 /// @brief Transport settings shared by every transport (each maps them onto its own options).
 struct TransportOptions {
   /// Messages the transport may buffer per channel and direction before a send would block (the
@@ -98,8 +121,12 @@ struct TransportOptions {
   /// Delay between reconnection attempts after the peer went away.
   int reconnect_interval_ms = 20;
   /// Transport messages (one or more frames) larger than this are refused by the receiving
-  /// transport (a bound on memory).
+  /// transport (a bound on memory; ZeroMQ drops the connection that sent one). With ZeroMQ it
+  /// bounds one part of a message: a message of more parts than an exporter sends is dropped
+  /// part by part as it is read, and counted (ImporterStatistics::refused_messages).
   int64_t max_frame_bytes = int64_t{1} << 24U;
+  /// Authentication and encryption (off by default).
+  LinkSecurity security;
 };
 
 }  // namespace bridge

@@ -2,12 +2,16 @@
 /// @file codec.hpp
 /// @brief How a message type becomes payload bytes and back: `mccc::bridge::Codec<T>`.
 ///
-/// Trivially copyable types need nothing: they travel as their bytes, in the host's byte order
-/// and layout (the schema fingerprint carries the byte order, sizes and alignments, so a peer
-/// that would read them differently refuses them). Pointers inside such a type are sent as
-/// numbers and mean nothing on the other side: give such a type a codec.
-///
-/// Any other type needs a specialization (a missing one is a compile error that says so):
+/// Three ways, chosen by the type:
+/// - A plain type (non-bool integers, std::arrays of them, aggregates of those without padding:
+///   plain_layout.hpp) needs nothing: it travels as its bytes, in the host's byte order (the
+///   schema fingerprint carries the byte order, sizes, alignments and number of members, so a
+///   peer that would read them differently refuses them).
+/// - A type with bool, enum or floating-point members, or with padding, declares its fields
+///   (MCCC_BRIDGE_FIELDS, fields.hpp): they travel packed, little-endian, and every bool and enum
+///   is validated on arrival. Without the declaration such a type is a compile error that says
+///   so: its bytes would send stale padding, or arrive as an invalid bool or enum.
+/// - Any other type (variable length, pointers, private members) needs a specialization:
 /// @code
 /// template <>
 /// struct mccc::bridge::Codec<Scan> {   // struct Scan { uint32_t id; std::vector<float> ranges; };
@@ -21,7 +25,8 @@
 ///   static bool Decode(const uint8_t* in, std::size_t size, Scan& s) {
 ///     mccc::bridge::WireReader r(in, size);
 ///     uint32_t n = 0;
-///     if (!r.Get32(s.id) || !r.Get32(n) || r.Remaining() != 4U * std::size_t{n}) return false;
+///     // Not `r.Remaining() == 4U * n`: that wraps on 32-bit targets (byte_io.hpp).
+///     if (!r.Get32(s.id) || !r.GetCountOfRemaining(n, 4U)) return false;
 ///     s.ranges.resize(n);
 ///     for (float& x : s.ranges) r.GetFloat(x);
 ///     return r.Ok();
@@ -41,28 +46,44 @@
 #include <type_traits>
 #include <utility>
 
+#include "mccc/bridge/byte_io.hpp"
+#include "mccc/bridge/fields.hpp"
+#include "mccc/bridge/plain_layout.hpp"
+
 namespace mccc {
 namespace bridge {
 
-/// @brief Customization point; the primary template sends trivially copyable types as bytes.
-template <typename T, typename Enable = void>
-struct Codec {
+namespace detail {
+
+/// The default codec of a type without declared fields: its bytes, for plain types only
+/// (plain_layout.hpp). Each check below fires only when those before it passed, so that the
+/// compiler names the one thing to change.
+template <typename T>
+struct PlainBytesCodec {
   static_assert(std::is_trivially_copyable_v<T>,
                 "mccc::bridge: this message type is not trivially copyable, so it cannot travel "
                 "as its bytes; specialize mccc::bridge::Codec<T> with static std::size_t "
                 "EncodedSize(const T&) noexcept, static void Encode(const T&, uint8_t* out) "
                 "noexcept and static bool Decode(const uint8_t* in, std::size_t size, T& out) "
                 "(see mccc/bridge/codec.hpp)");
+  static_assert(!std::is_trivially_copyable_v<T> || std::has_unique_object_representations_v<T>,
+                "mccc::bridge: this message type has padding or floating-point members, so it "
+                "cannot travel as its bytes (padding would send stale memory, and floats have no "
+                "unique representation); declare its fields with MCCC_BRIDGE_FIELDS(Type, "
+                "member, ...) (mccc/bridge/fields.hpp) or specialize mccc::bridge::Codec<T>");
+  static_assert(!std::has_unique_object_representations_v<T> || kIsPlain<T>,
+                "mccc::bridge: this message type has a bool, enum or pointer member (or is one, "
+                "or has more than 256 members and array elements), which its bytes cannot carry "
+                "safely (a received byte could make an invalid value); declare its fields with "
+                "MCCC_BRIDGE_FIELDS(Type, member, ...) (mccc/bridge/fields.hpp) or specialize "
+                "mccc::bridge::Codec<T>");
 
-  /// The payload length: the object's size.
   static constexpr std::size_t EncodedSize(const T& /*value*/) noexcept { return sizeof(T); }
 
-  /// The object's bytes.
   static void Encode(const T& value, uint8_t* out) noexcept {
     static_cast<void>(std::memcpy(out, &value, sizeof(T)));
   }
 
-  /// Accepts exactly sizeof(T) bytes.
   static bool Decode(const uint8_t* in, std::size_t size, T& out) noexcept {
     if (size != sizeof(T)) {
       return false;
@@ -71,6 +92,19 @@ struct Codec {
     return true;
   }
 };
+
+template <typename T, bool kDeclared = kHasDeclaredFields<T>>
+struct DefaultCodec : DeclaredFieldsCodec<T> {};
+template <typename T>
+struct DefaultCodec<T, false> : PlainBytesCodec<T> {};
+
+}  // namespace detail
+
+/// @brief Customization point. The primary template packs the declared fields of a type that
+/// has them (fields.hpp), and otherwise sends a plain type as its bytes (plain_layout.hpp),
+/// refusing at compile time any other type, with a message that says what to do.
+template <typename T, typename Enable = void>
+struct Codec : detail::DefaultCodec<T> {};
 
 namespace detail {
 
@@ -119,126 +153,6 @@ constexpr bool CheckDecoder() noexcept {
 }
 
 }  // namespace detail
-
-/// @brief Writes little-endian numbers and raw bytes into a codec's output (no bounds check: the
-/// codec's EncodedSize promised the room).
-class WireWriter {
- public:
-  /// @brief Writes from `out` on.
-  explicit WireWriter(uint8_t* out) noexcept : out_(out) {}
-
-  /// @brief One byte.
-  void Put8(uint8_t value) noexcept { *out_++ = value; }
-  /// @brief Two bytes, little-endian.
-  void Put16(uint16_t value) noexcept { PutLittle(value, 2U); }
-  /// @brief Four bytes, little-endian.
-  void Put32(uint32_t value) noexcept { PutLittle(value, 4U); }
-  /// @brief Eight bytes, little-endian.
-  void Put64(uint64_t value) noexcept { PutLittle(value, 8U); }
-  /// @brief An IEEE-754 float's bits, little-endian.
-  void PutFloat(float value) noexcept {
-    uint32_t bits = 0U;
-    static_assert(sizeof(bits) == sizeof(value), "float must be 32 bits");
-    static_cast<void>(std::memcpy(&bits, &value, sizeof(bits)));
-    Put32(bits);
-  }
-  /// @brief `size` raw bytes.
-  void PutBytes(const void* data, std::size_t size) noexcept {
-    if (size != 0U) {
-      static_cast<void>(std::memcpy(out_, data, size));
-      out_ += size;
-    }
-  }
-  /// @brief Where the next byte goes.
-  uint8_t* Position() const noexcept { return out_; }
-
- private:
-  void PutLittle(uint64_t value, std::size_t bytes) noexcept {
-    for (std::size_t i = 0U; i < bytes; ++i) {
-      *out_++ = static_cast<uint8_t>(value >> (8U * i));
-    }
-  }
-
-  uint8_t* out_;
-};
-
-/// @brief Reads what WireWriter wrote, bounds-checked: a read past the end fails, leaves its
-/// output unchanged and makes Ok() false for good.
-class WireReader {
- public:
-  /// @brief Reads `size` bytes from `in`.
-  WireReader(const uint8_t* in, std::size_t size) noexcept : in_(in), remaining_(size) {}
-
-  /// @brief One byte.
-  bool Get8(uint8_t& value) noexcept {
-    uint64_t v = 0U;
-    const bool ok = GetLittle(v, 1U);
-    value = ok ? static_cast<uint8_t>(v) : value;
-    return ok;
-  }
-  /// @brief Two bytes, little-endian.
-  bool Get16(uint16_t& value) noexcept {
-    uint64_t v = 0U;
-    const bool ok = GetLittle(v, 2U);
-    value = ok ? static_cast<uint16_t>(v) : value;
-    return ok;
-  }
-  /// @brief Four bytes, little-endian.
-  bool Get32(uint32_t& value) noexcept {
-    uint64_t v = 0U;
-    const bool ok = GetLittle(v, 4U);
-    value = ok ? static_cast<uint32_t>(v) : value;
-    return ok;
-  }
-  /// @brief Eight bytes, little-endian.
-  bool Get64(uint64_t& value) noexcept { return GetLittle(value, 8U); }
-  /// @brief An IEEE-754 float.
-  bool GetFloat(float& value) noexcept {
-    uint32_t bits = 0U;
-    if (!Get32(bits)) {
-      return false;
-    }
-    static_cast<void>(std::memcpy(&value, &bits, sizeof(value)));
-    return true;
-  }
-  /// @brief `size` raw bytes.
-  bool GetBytes(void* data, std::size_t size) noexcept {
-    if (!ok_ || size > remaining_) {
-      ok_ = false;
-      return false;
-    }
-    if (size != 0U) {
-      static_cast<void>(std::memcpy(data, in_, size));
-      in_ += size;
-      remaining_ -= size;
-    }
-    return true;
-  }
-  /// @brief Bytes not read yet.
-  std::size_t Remaining() const noexcept { return remaining_; }
-  /// @brief True while no read has failed.
-  bool Ok() const noexcept { return ok_; }
-
- private:
-  bool GetLittle(uint64_t& value, std::size_t bytes) noexcept {
-    if (!ok_ || bytes > remaining_) {
-      ok_ = false;
-      return false;
-    }
-    uint64_t v = 0U;
-    for (std::size_t i = 0U; i < bytes; ++i) {
-      v |= static_cast<uint64_t>(in_[i]) << (8U * i);
-    }
-    in_ += bytes;
-    remaining_ -= bytes;
-    value = v;
-    return true;
-  }
-
-  const uint8_t* in_;
-  std::size_t remaining_;
-  bool ok_ = true;
-};
 
 }  // namespace bridge
 }  // namespace mccc

@@ -152,7 +152,9 @@ class BasicExporter {
   /// queued within stop_flush_timeout_ms (the rest counts as dropped_at_stop), sends an
   /// end-of-stream frame on each channel, waits at most stop_confirm_timeout_ms for the
   /// importer to confirm them (ends_confirmed / ends_unconfirmed) and closes the link.
-  /// Idempotent.
+  /// Idempotent. Returns within stop_flush_timeout_ms + stop_confirm_timeout_ms (plus the time to
+  /// hand one message to the transport and to read one reply), whatever the peers do: every wait
+  /// and every loop over what a peer sends looks at its deadline.
   void Stop() noexcept {
     if (!running_) {
       return;
@@ -194,6 +196,7 @@ class BasicExporter {
     s.filtered = filtered_.Load();
     s.dropped_at_stop = dropped_at_stop_.Load();
     s.transport_errors = transport_errors_.Load();
+    s.peers_refused = peers_refused_.Load();
     s.markers_sent = markers_sent_.Load();
     s.ends_confirmed = ends_confirmed_.Load();
     s.ends_unconfirmed = ends_unconfirmed_.Load();
@@ -384,7 +387,9 @@ class BasicExporter {
     const Clock::time_point start = Clock::now();
     const auto interval = std::chrono::milliseconds(options_.heartbeat_interval_ms);
     last_send_.fill(start - interval);  // announce the stream at once
+    uint64_t refused_seen = 0U;
     for (;;) {
+      detail::CollectRefusedPeers(*sender_, refused_seen, peers_refused_);
       bool progressed = false;
       while (SendRun(Channel::kHigh, blocked[1])) {
         progressed = true;
@@ -485,17 +490,24 @@ class BasicExporter {
         Clock::now() + std::chrono::milliseconds(options_.stop_confirm_timeout_ms);
     std::array<bool, kChannelCount> confirmed{};
     for (;;) {
-      for (std::size_t c = 0U; c < kChannelCount; ++c) {
+      // The deadline is looked at after every reply, not only when none is waiting: a peer
+      // that keeps replying with anything but the confirmation must not keep Stop waiting.
+      bool late = false;
+      for (std::size_t c = 0U; c < kChannelCount && !late; ++c) {
         const uint8_t* reply = nullptr;
         std::size_t reply_bytes = 0U;
         while (awaiting[c] &&
                sender_->TryReceiveReply(static_cast<Channel>(c), &reply, &reply_bytes)) {
           confirmed[c] = IsEndConfirmation(reply, reply_bytes, end_sequence[c]);
           awaiting[c] = !confirmed[c];
+          if (Clock::now() >= deadline) {
+            late = true;
+            break;
+          }
         }
       }
       const Clock::time_point now = Clock::now();
-      if ((!awaiting[0] && !awaiting[1]) || now >= deadline) {
+      if ((!awaiting[0] && !awaiting[1]) || late || now >= deadline) {
         break;
       }
       sender_->WaitForReply(awaiting[1], awaiting[0], RemainingMs(now, deadline));
@@ -548,6 +560,7 @@ class BasicExporter {
   std::array<detail::OwnedCounter, kChannelCount> messages_{};
   detail::OwnedCounter dropped_at_stop_;
   detail::OwnedCounter transport_errors_;
+  detail::OwnedCounter peers_refused_;
   detail::OwnedCounter markers_sent_;
   detail::OwnedCounter ends_confirmed_;
   detail::OwnedCounter ends_unconfirmed_;

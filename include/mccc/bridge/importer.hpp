@@ -10,18 +10,20 @@
 /// of its message is not read, since its end cannot be trusted), magic and version (unsupported
 /// version / malformed), schema fingerprint (wrong schema: refused at the first frame), priority
 /// against channel and type range (malformed), decoding by Codec<T> (malformed), and the sequence
-/// check of its stream (lost, missed at join, repeated, reordered: sequence_check.hpp). Only a
-/// frame that passed all of them is published (PublishFast with the original timestamp), and the
-/// bus's admission decides; its refusals are counted per priority (the bus also reports them as
-/// QUEUE_FULL). Every fault is counted, given to the fault handler if one is set, and reported
-/// to the bus's error callback (kBridgeSchemaMismatch, or kBridgeReceiveFault with the frame's
-/// sequence number). Each end-of-stream frame read is confirmed back to its exporter, which
-/// closes its link only then (exporter.hpp).
+/// check of its stream (lost, missed at join, repeated, reordered, out of window, after end:
+/// sequence_check.hpp). Only a frame that passed all of them is published (PublishFast with the
+/// original timestamp), and the bus's admission decides; its refusals are counted per priority (the
+/// bus also reports them as QUEUE_FULL). Every fault is counted, given to the fault handler if one
+/// is set, and reported to the bus's error callback (kBridgeSchemaMismatch, or kBridgeReceiveFault
+/// with the frame's sequence number). Each end-of-stream frame read is confirmed back to its
+/// exporter, which closes its link only then (exporter.hpp).
 ///
 /// The transport (Traits::Transport) provides `Receiver(Context&, const ChannelEndpoints&,
 /// EndpointMode, const TransportOptions&)` with `bool Ok()`, `const std::string& Error()`,
 /// `bool TryReceive(Channel, const uint8_t** data, std::size_t* size)` (a message of one or more
-/// frames; it stays valid until the next TryReceive of that channel), `SendStatus Reply(Channel,
+/// frames, valid until the next TryReceive of that channel; data nullptr for a message that is
+/// not one bridge message, e.g. one of more parts than an exporter sends, which the transport
+/// has dropped), `SendStatus Reply(Channel,
 /// const uint8_t*, std::size_t)` (to the peer that sent the last frame taken from that channel),
 /// `void Wait(int timeout_ms)` (until a frame may be there or Wake() is called), `void Wake()` (any
 /// thread) and `std::string BoundEndpoint(Channel)`.
@@ -35,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <utility>
@@ -62,6 +65,10 @@ struct ImporterOptions {
   EndpointMode mode = EndpointMode::kBind;
   /// High-water mark, linger, reconnect interval, largest frame.
   TransportOptions transport;
+  /// The receiver window of every stream: the largest sequence step believed, and how many
+  /// frames in a row beyond it make the importer follow a stream from there
+  /// (sequence_check.hpp).
+  SequenceLimits sequence;
   /// Optional: called on the receiver thread for every fault, with `fault_context`.
   FaultHandler fault_handler = nullptr;
   /// Passed to fault_handler.
@@ -92,7 +99,10 @@ class BasicImporter {
   ~BasicImporter() { Stop(); }
 
   /// @brief Opens the link and starts the receiver thread. Returns false, with LastError(), if
-  /// the transport could not open the endpoints. Streams are followed anew after each Start.
+  /// the transport could not open the endpoints. The streams followed, like the counters, carry
+  /// over from one Start to the next: a stream that went on while the importer was stopped
+  /// shows its gap as lost (not as missed at join, which would also count again the frames
+  /// already delivered before the Stop), and its repeats stay refused.
   bool Start() {
     if (running_) {
       return true;
@@ -104,7 +114,9 @@ class BasicImporter {
       return false;
     }
     receiver_ = std::move(receiver);
-    streams_ = std::make_unique<Streams>();
+    if (!streams_) {
+      streams_ = std::make_unique<Streams>(options_.sequence);
+    }
     // relaxed: the thread is not running yet; its creation publishes the store.
     stop_requested_.store(false, std::memory_order_relaxed);
     thread_ = std::thread([this]() noexcept { ReceiveLoop(); });
@@ -113,7 +125,11 @@ class BasicImporter {
   }
 
   /// @brief Stops the receiver thread and closes the link (frames not yet taken from the
-  /// transport are left to it). Idempotent.
+  /// transport are left to it). Idempotent. Returns once the receiver thread has finished the
+  /// transport message it is reading, whatever the peers keep sending: the thread looks at the
+  /// stop request before it takes each message, so the wait is bounded by the checks of one
+  /// message (at most TransportOptions::max_frame_bytes bytes) and the fault handler's calls
+  /// for it.
   void Stop() noexcept {
     if (!running_) {
       return;
@@ -131,6 +147,8 @@ class BasicImporter {
     ImporterStatistics s;
     s.frames_received = frames_received_.Load();
     s.messages_received = messages_received_.Load();
+    s.refused_messages = refused_messages_.Load();
+    s.peers_refused = peers_refused_.Load();
     for (std::size_t p = 0U; p < kPriorityCount; ++p) {
       s.delivered[p] = delivered_[p].Load();
       s.refused_by_bus[p] = refused_by_bus_[p].Load();
@@ -149,6 +167,11 @@ class BasicImporter {
     s.streams_ended = streams_ended_.Load();
     s.ends_confirmed = ends_confirmed_.Load();
     s.streams_evicted = streams_evicted_.Load();
+    s.streams_restored = streams_restored_.Load();
+    s.out_of_window = out_of_window_.Load();
+    s.after_end = after_end_.Load();
+    s.resynchronised = resynchronised_.Load();
+    s.skipped_at_resync = skipped_at_resync_.Load();
     return s;
   }
 
@@ -164,7 +187,7 @@ class BasicImporter {
   bool Running() const noexcept { return running_; }
 
  private:
-  using Streams = StreamTable<Traits::kMaxStreams>;
+  using Streams = StreamTable<Traits::kMaxStreams, Traits::kRetiredStreams>;
   using Handler = void (BasicImporter::*)(Channel, const FrameHeader&, const uint8_t*);
   static constexpr std::size_t kAlternatives = std::variant_size_v<Payload>;
 
@@ -192,29 +215,44 @@ class BasicImporter {
   static constexpr std::array<Handler, kAlternatives> kHandlers =
       MakeHandlers(std::make_index_sequence<kAlternatives>{});
 
+  bool StopRequested() const noexcept {
+    // acquire: pairs with Stop's release store.
+    return stop_requested_.load(std::memory_order_acquire);
+  }
+
   void ReceiveLoop() noexcept {
     const uint8_t* data = nullptr;
     std::size_t size = 0U;
-    // acquire: pairs with Stop's release store.
-    while (!stop_requested_.load(std::memory_order_acquire)) {
+    uint64_t refused_seen = 0U;
+    while (!StopRequested()) {
+      detail::CollectRefusedPeers(*receiver_, refused_seen, peers_refused_);
       bool progressed = false;
-      while (receiver_->TryReceive(Channel::kHigh, &data, &size)) {
+      // The stop request is looked at after every message, not only when the link is idle: a
+      // peer that never lets the HIGH channel run dry must not keep Stop waiting.
+      while (!StopRequested() && receiver_->TryReceive(Channel::kHigh, &data, &size)) {
         HandleMessage(Channel::kHigh, data, size);
         progressed = true;
       }
-      if (receiver_->TryReceive(Channel::kNormal, &data, &size)) {
+      if (!StopRequested() && receiver_->TryReceive(Channel::kNormal, &data, &size)) {
         HandleMessage(Channel::kNormal, data, size);
         progressed = true;
       }
-      if (!progressed) {
+      if (!progressed && !StopRequested()) {
         receiver_->Wait(100);
       }
     }
+    detail::CollectRefusedPeers(*receiver_, refused_seen, peers_refused_);
   }
 
   /// The frames of one transport message, in order, up to the first corrupted one.
   void HandleMessage(Channel channel, const uint8_t* message, std::size_t size) noexcept {
     messages_received_.Add();
+    if (message == nullptr) {
+      // Not one bridge message (more parts than an exporter sends): dropped unread.
+      refused_messages_.Add();
+      Report(ImportFault::kMalformed, channel, 0U, 0U, 1U);
+      return;
+    }
     std::size_t offset = 0U;
     do {
       std::size_t frame_bytes = 0U;
@@ -286,14 +324,24 @@ class BasicImporter {
       Report(ImportFault::kMalformed, channel, header.stream_id, header.sequence, 1U);
       return;
     }
+    const bool end = header.type == kEndOfStreamType;
+    const SequenceResult result =
+        streams_->CheckMarker(header.stream_id, channel, header.sequence, end);
+    if (result.verdict == SequenceVerdict::kOutOfWindow) {
+      // Not believed: neither its gap nor its end counts (an exporter whose end this is counts
+      // it as unconfirmed).
+      out_of_window_.Add();
+      Report(ImportFault::kOutOfWindow, channel, header.stream_id, header.sequence, 1U);
+      return;
+    }
     markers_received_.Add();
-    SequenceWindow& window = FindStream(header.stream_id, channel);
     // A marker carries no message: only the gaps it reveals count, not its verdict.
-    static_cast<void>(Account(channel, header.stream_id, window.CheckMarker(header.sequence)));
-    if (header.type == kEndOfStreamType) {
-      streams_->Forget(header.stream_id, channel);
-      streams_ended_.Add();
-      ConfirmEnd(channel, header);
+    static_cast<void>(Account(channel, header.stream_id, result));
+    if (end) {
+      if (result.ended) {
+        streams_ended_.Add();
+      }
+      ConfirmEnd(channel, header);  // again for a repeated end: its first confirmation may be lost
     }
   }
 
@@ -309,21 +357,23 @@ class BasicImporter {
     }
   }
 
-  SequenceWindow& FindStream(uint64_t stream_id, Channel channel) noexcept {
-    bool created = false;
-    bool evicted = false;
-    SequenceWindow& window = streams_->Find(stream_id, channel, created, evicted);
-    if (created) {
-      streams_joined_.Add();
-    }
-    if (evicted) {
-      streams_evicted_.Add();
-    }
-    return window;
-  }
-
   /// Counts and reports what a sequence check found; true when the frame is to be accepted.
   bool Account(Channel channel, uint64_t stream_id, const SequenceResult& result) noexcept {
+    if (result.joined) {
+      streams_joined_.Add();
+    }
+    if (result.restored) {
+      streams_restored_.Add();
+    }
+    if (result.evicted) {
+      streams_evicted_.Add();
+    }
+    if (result.resynchronised) {
+      resynchronised_.Add();
+      skipped_at_resync_.Add(result.skipped_at_resync);
+      Report(ImportFault::kResynchronised, channel, stream_id, result.first_missing,
+             result.skipped_at_resync);
+    }
     if (result.missed_at_join != 0U) {
       missed_at_join_.Add(result.missed_at_join);
       Report(ImportFault::kMissedAtJoin, channel, stream_id, 0U, result.missed_at_join);
@@ -365,6 +415,13 @@ class BasicImporter {
     const auto priority = static_cast<MessagePriority>(header.priority);
     MessageLoan<T> loan = bus_.template Loan<T>(priority);
     if (!loan) {
+      // Judged as if there were a block: a frame that would not decode is malformed (and not a
+      // member of its stream), not a refusal of the bus.
+      if (!DecodesIntoScratch<T>(payload, header.payload_bytes)) {
+        malformed_.Add();
+        Report(ImportFault::kMalformed, channel, header.stream_id, header.sequence, 1U);
+        return;
+      }
       if (CheckSequence(channel, header)) {
         refused_by_bus_[header.priority].Add();
       }
@@ -397,17 +454,37 @@ class BasicImporter {
   /// The sequence check of a data frame that decoded (a frame that did not is never a member of
   /// its stream); true when it is to be accepted.
   bool CheckSequence(Channel channel, const FrameHeader& header) noexcept {
-    const SequenceResult result = FindStream(header.stream_id, channel).CheckData(header.sequence);
-    if (result.verdict == SequenceVerdict::kRepeated) {
-      repeated_.Add();
-      Report(ImportFault::kRepeated, channel, header.stream_id, header.sequence, 1U);
-    } else if (result.verdict == SequenceVerdict::kReordered) {
-      reordered_.Add();
-      Report(ImportFault::kReordered, channel, header.stream_id, header.sequence, 1U);
-    } else {
-      // Accepted: nothing to report here; Account below counts any gap it revealed.
+    const SequenceResult result = streams_->CheckData(header.stream_id, channel, header.sequence);
+    switch (result.verdict) {
+      case SequenceVerdict::kAccept:
+        break;  // Account below counts any gap it revealed
+      case SequenceVerdict::kRepeated:
+        repeated_.Add();
+        Report(ImportFault::kRepeated, channel, header.stream_id, header.sequence, 1U);
+        break;
+      case SequenceVerdict::kReordered:
+        reordered_.Add();
+        Report(ImportFault::kReordered, channel, header.stream_id, header.sequence, 1U);
+        break;
+      case SequenceVerdict::kOutOfWindow:
+        out_of_window_.Add();
+        Report(ImportFault::kOutOfWindow, channel, header.stream_id, header.sequence, 1U);
+        break;
+      case SequenceVerdict::kAfterEnd:
+        after_end_.Add();
+        Report(ImportFault::kAfterEnd, channel, header.stream_id, header.sequence, 1U);
+        break;
     }
     return Account(channel, header.stream_id, result);
+  }
+
+  /// Whether the payload decodes as a T, into a T allocated for the check (the path of a
+  /// refusing pool only; a T of a loan pool may be too large for the thread's stack). An
+  /// allocation that fails leaves the frame unjudged: taken as decodable.
+  template <typename T>
+  static bool DecodesIntoScratch(const uint8_t* payload, std::size_t size) noexcept {
+    const std::unique_ptr<T> scratch(new (std::nothrow) T());
+    return scratch == nullptr || DecodeGuarded(payload, size, *scratch);
   }
 
   template <typename T>
@@ -467,6 +544,8 @@ class BasicImporter {
   // Written by the receiver thread only.
   alignas(64) detail::OwnedCounter frames_received_;
   detail::OwnedCounter messages_received_;
+  detail::OwnedCounter refused_messages_;
+  detail::OwnedCounter peers_refused_;
   std::array<detail::OwnedCounter, kPriorityCount> delivered_{};
   std::array<detail::OwnedCounter, kPriorityCount> refused_by_bus_{};
   detail::OwnedCounter lost_;
@@ -483,6 +562,11 @@ class BasicImporter {
   detail::OwnedCounter streams_ended_;
   detail::OwnedCounter ends_confirmed_;
   detail::OwnedCounter streams_evicted_;
+  detail::OwnedCounter streams_restored_;
+  detail::OwnedCounter out_of_window_;
+  detail::OwnedCounter after_end_;
+  detail::OwnedCounter resynchronised_;
+  detail::OwnedCounter skipped_at_resync_;
 };
 
 }  // namespace bridge

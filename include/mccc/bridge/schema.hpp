@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /// @file schema.hpp
-/// @brief The schema fingerprint of a payload variant: the names, sizes and alignments of its
-/// alternatives in order, and the host byte order, hashed into 64 bits at compile time.
+/// @brief The schema fingerprint of a payload variant: the names, sizes, alignments and layouts
+/// of its alternatives in order, and the host byte order, hashed into 64 bits at compile time.
 ///
 /// Exporter and importer compare fingerprints on every frame, so two processes built with
-/// different variants (an alternative added, removed, reordered, renamed or resized) refuse each
-/// other's messages at the first frame instead of misreading them.
+/// different variants (an alternative added, removed, reordered, renamed, resized, or with its
+/// declared fields renamed, retyped or moved) refuse each other's messages at the first frame
+/// instead of misreading them.
 ///
 /// Names come from the compiler (`__PRETTY_FUNCTION__`), so both sides must spell types alike:
 /// the same compiler family is safest. Specialize `mccc::bridge::TypeName<T>` to pin a name (or
@@ -21,8 +22,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
+#include "mccc/bridge/fields.hpp"
+#include "mccc/bridge/fnv1a.hpp"
+#include "mccc/bridge/plain_layout.hpp"
 #include "mccc/loans/loan_handles.hpp"
 
 namespace mccc {
@@ -56,23 +61,6 @@ constexpr std::string_view CompilerTypeName() noexcept {
   }
 }
 
-inline constexpr uint64_t kFnvOffset = 0xCBF29CE484222325ULL;
-inline constexpr uint64_t kFnvPrime = 0x100000001B3ULL;
-
-constexpr uint64_t HashBytes(uint64_t hash, std::string_view bytes) noexcept {
-  for (const char c : bytes) {
-    hash = (hash ^ static_cast<uint8_t>(c)) * kFnvPrime;
-  }
-  return hash;
-}
-
-constexpr uint64_t HashNumber(uint64_t hash, uint64_t value) noexcept {
-  for (int i = 0; i < 8; ++i) {
-    hash = (hash ^ ((value >> (8 * i)) & 0xFFU)) * kFnvPrime;
-  }
-  return hash;
-}
-
 /// 1 on little-endian hosts, 2 on big-endian ones.
 constexpr uint64_t HostByteOrderTag() noexcept {
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
@@ -96,7 +84,9 @@ template <typename Variant>
 struct SchemaFingerprint;
 
 /// @brief FNV-1a (64 bit) over a tag, the host byte order, the number of alternatives and, for
-/// each alternative in order, the TypeName, sizeof and alignof of the message it carries: T for
+/// each alternative in order, the TypeName, sizeof and alignof of the message it carries and its
+/// layout as the default codec sends it (declared fields: each field's name, offset, size and
+/// kind; a plain type: its number of members): T for
 /// an alternative T and for mccc::Loaned<T> alike, since the wire carries the T either way. So
 /// a process that lends its scans (Loaned<Scan>) and one that copies them (Scan) understand
 /// each other, and the handle's own size (a pointer, 4 or 8 bytes) plays no part. Never 0.
@@ -106,13 +96,32 @@ struct SchemaFingerprint<std::variant<Ts...>> {
   template <typename Alternative>
   static constexpr uint64_t HashAlternative(uint64_t hash) noexcept {
     using Carried = typename ::mccc::detail::LoanedTraits<Alternative>::Message;
-    return detail::HashNumber(
-        detail::HashNumber(detail::HashBytes(hash, TypeName<Carried>::kValue), sizeof(Carried)),
-        alignof(Carried));
+    hash = detail::HashBytes(hash, TypeName<Carried>::kValue);
+    hash = detail::HashNumber(detail::HashNumber(hash, sizeof(Carried)), alignof(Carried));
+    return HashLayout<Carried>(hash);
+  }
+
+  /// What the default codec sends of T: its declared fields (names, offsets, sizes, kinds), or
+  /// a plain type's number of members; nothing for a type with a Codec of its own, whose format
+  /// its TypeName should version.
+  template <typename T>
+  static constexpr uint64_t HashLayout(uint64_t hash) noexcept {
+    if constexpr (kHasDeclaredFields<T>) {
+      return detail::HashDeclaredLayout<T>(detail::HashBytes(hash, "fields;"));
+    } else if constexpr (std::is_trivially_copyable_v<T> &&
+                         std::has_unique_object_representations_v<T>) {
+      if constexpr (kIsPlain<T>) {
+        return detail::HashNumber(detail::HashBytes(hash, "plain;"), detail::PlainLeafCount<T>());
+      } else {
+        return hash;  // refused by the default codec; only a Codec<T> of its own can send it
+      }
+    } else {
+      return hash;
+    }
   }
 
   static constexpr uint64_t Compute() noexcept {
-    uint64_t hash = detail::HashBytes(detail::kFnvOffset, "mccc.bridge.schema.v1");
+    uint64_t hash = detail::HashBytes(detail::kFnvOffset, "mccc.bridge.schema.v2");
     hash = detail::HashNumber(hash, detail::HostByteOrderTag());
     hash = detail::HashNumber(hash, sizeof...(Ts));
     ((hash = HashAlternative<Ts>(hash)), ...);

@@ -9,10 +9,12 @@
 ///
 /// Identities the tests check, per priority p:
 /// - exporter: messages its subscription received = sent[p] + refused[p] (+ filtered);
-/// - importer, per stream: next expected number = accepted + lost + missed_at_join, where the
-///   accepted frames are delivered + refused_by_bus (per priority) + not_imported;
-/// - every received frame is counted exactly once as accepted, repeated, reordered, corrupted,
-///   unsupported_version, wrong_schema, malformed, not_imported or a heartbeat/end-of-stream.
+/// - importer, per stream: next expected number = accepted + lost + missed_at_join +
+///   skipped_at_resync, where the accepted frames are delivered + refused_by_bus (per priority) +
+///   not_imported;
+/// - every received frame is counted exactly once as accepted, repeated, reordered,
+///   out_of_window, after_end, corrupted, unsupported_version, wrong_schema, malformed,
+///   not_imported or a heartbeat/end-of-stream (markers_received).
 #ifndef MCCC_BRIDGE_STATISTICS_HPP_
 #define MCCC_BRIDGE_STATISTICS_HPP_
 
@@ -20,6 +22,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "mccc/bridge/channel.hpp"
 #include "mccc/message.hpp"
@@ -46,6 +50,8 @@ struct ExporterStatistics {
   uint64_t dropped_at_stop = 0U;
   /// Frames the transport failed to take for another reason than backpressure (dropped).
   uint64_t transport_errors = 0U;
+  /// Peers the transport refused to connect (a binding exporter with an allow-list of keys).
+  uint64_t peers_refused = 0U;
   /// Heartbeats and end-of-stream frames sent.
   uint64_t markers_sent = 0U;
   /// Channels whose end-of-stream frame an importer confirmed at Stop: it read every frame of
@@ -64,6 +70,12 @@ struct ImporterStatistics {
   uint64_t frames_received = 0U;
   /// Transport messages taken (each carries one or more frames).
   uint64_t messages_received = 0U;
+  /// Peers the transport refused to connect: a client key not in the allow-list
+  /// (LinkSecurity::allowed_client_keys; every attempt counts, and ZeroMQ clients retry).
+  uint64_t peers_refused = 0U;
+  /// Of those, messages that were not one bridge message (more transport parts than an exporter
+  /// sends): dropped by the transport part by part, none of their frames read.
+  uint64_t refused_messages = 0U;
   /// Passed every check and published into the bus, per priority.
   std::array<uint64_t, kPriorityCount> delivered{};
   /// Passed every check but refused by the bus's admission, per priority.
@@ -94,8 +106,23 @@ struct ImporterStatistics {
   uint64_t streams_ended = 0U;
   /// End-of-stream frames confirmed back to their exporter (see ExporterStatistics).
   uint64_t ends_confirmed = 0U;
-  /// Streams forgotten because the stream table was full.
+  /// Streams retired because the stream table was full (their record is kept, see
+  /// BridgeTraitsBase::kRetiredStreams).
   uint64_t streams_evicted = 0U;
+  /// Retired streams followed again from their record (a data frame of theirs came back).
+  uint64_t streams_restored = 0U;
+  /// Frames (data or markers) whose sequence number lies beyond the receiver window
+  /// (SequenceLimits::max_delta) ahead of the next expected one: discarded.
+  uint64_t out_of_window = 0U;
+  /// Data frames of a stream after its end-of-stream frame (a replay, or a broken peer):
+  /// discarded.
+  uint64_t after_end = 0U;
+  /// Times a stream was followed anew after SequenceLimits::resync_frames consecutive data
+  /// frames beyond the window.
+  uint64_t resynchronised = 0U;
+  /// Sequence numbers those resynchronisations passed over (the run's discarded frames
+  /// included).
+  uint64_t skipped_at_resync = 0U;
 };
 
 /// @brief What an importer found wrong (or missing).
@@ -108,6 +135,9 @@ enum class ImportFault : uint8_t {
   kUnsupportedVersion = 5U,  ///< Another wire version, discarded.
   kWrongSchema = 6U,         ///< Another payload variant, discarded.
   kMalformed = 7U,           ///< Inconsistent content, discarded.
+  kOutOfWindow = 8U,         ///< Sequence number too far ahead of the stream, discarded.
+  kResynchronised = 9U,      ///< Stream followed anew after a jump (count: numbers passed over).
+  kAfterEnd = 10U,           ///< Data frame of an ended stream, discarded.
 };
 
 /// @brief A fault as given to the importer's fault handler.
@@ -144,6 +174,14 @@ constexpr const char* Describe(ImportFault fault) noexcept {
              "(alternative names, sizes, alignment, order or byte order); frame refused";
     case ImportFault::kMalformed:
       return "malformed frame discarded: length, priority, type or codec check failed";
+    case ImportFault::kOutOfWindow:
+      return "frame discarded: its sequence number jumps beyond the receiver window "
+             "(max_delta) ahead of its stream";
+    case ImportFault::kResynchronised:
+      return "stream resynchronised after consecutive frames beyond the receiver window: the "
+             "sequence numbers passed over were not received";
+    case ImportFault::kAfterEnd:
+      return "frame discarded: its stream has already ended (a replay or a broken peer)";
   }
   return "unknown bridge fault";
 }
@@ -165,6 +203,30 @@ class OwnedCounter {
  private:
   std::atomic<uint64_t> value_{0U};
 };
+
+/// True when a transport's link (Sender, Receiver) counts the peers it refused.
+template <typename Link, typename = void>
+struct CountsRefusedPeers : std::false_type {};
+template <typename Link>
+struct CountsRefusedPeers<
+    Link, std::void_t<decltype(static_cast<uint64_t>(std::declval<const Link&>().RefusedPeers()))>>
+    : std::true_type {};
+
+/// Moves a link's count of refused peers into `counter` (by the difference since `seen`).
+template <typename Link>
+void CollectRefusedPeers(const Link& link, uint64_t& seen, OwnedCounter& counter) noexcept {
+  if constexpr (CountsRefusedPeers<Link>::value) {
+    const uint64_t now = link.RefusedPeers();
+    if (now > seen) {
+      counter.Add(now - seen);
+      seen = now;
+    }
+  } else {
+    static_cast<void>(link);
+    static_cast<void>(seen);
+    static_cast<void>(counter);
+  }
+}
 
 }  // namespace detail
 }  // namespace bridge

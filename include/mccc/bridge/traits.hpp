@@ -26,8 +26,14 @@ struct BridgeTraitsBase {
   static constexpr uint32_t kSendQueueDepth = 4096U;
   /// Bytes of that queue (power of two); one frame may take at most half.
   static constexpr uint32_t kSendQueueBytes = uint32_t{1} << 22U;
-  /// Streams (exporter starts x channels) one importer follows at once.
+  /// Streams (exporter starts x channels) one importer follows at once. When a new stream's
+  /// first data frame finds the table full, a newcomer (fewer than two frames accepted) goes
+  /// first, then the stream least recently accepted from (sequence_check.hpp).
   static constexpr std::size_t kMaxStreams = 32U;
+  /// Streams one importer remembers after they ended or were evicted, so that their repeats and
+  /// replays are still refused and an evicted stream is followed on where it was (a ring: the
+  /// oldest record goes first).
+  static constexpr std::size_t kRetiredStreams = 64U;
   /// Frames the exporter packs into one transport message, at most: the frames waiting in a
   /// channel's send queue leave together (none waits for others to come), so that the
   /// transport's cost per message is shared when the link is busy. The HIGH channel is looked at

@@ -25,6 +25,10 @@
 /// that is already readable or writable ends the wait at once (the edge-triggered ZMQ_FD is
 /// never used directly).
 ///
+/// Security (LinkSecurity, off by default): CURVE on both sockets of a link, the binding side the
+/// server; a binding side's allow-list of client keys is enforced by the context's ZAP handler
+/// thread (ZapHandler below), which counts the clients it refuses.
+///
 /// Every part this file sends is written into a ZeroMQ message of its own (zmq_msg_init_size),
 /// not copied by zmq_send: over inproc:// libzmq hands that very buffer to the receiving thread
 /// through its own lock-free pipes, which a ThreadSanitizer build cannot see (libzmq is not
@@ -38,11 +42,17 @@
 #include <zmq.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -51,6 +61,7 @@
 #endif
 
 #include "mccc/bridge/channel.hpp"
+#include "mccc/bridge/wire_format.hpp"
 #include "mccc/config.hpp"
 
 #if MCCC_TSAN
@@ -62,6 +73,14 @@ namespace bridge {
 
 /// @brief The ZeroMQ transport (libzmq C API, version 4.x).
 class ZmqTransport {
+ public:
+  /// @brief Messages an exporter's socket queues from each peer (end-of-stream confirmations).
+  static constexpr int kReplyHighWaterMark = 16;
+  /// @brief The largest message an exporter's socket takes: a confirmation is one frame header,
+  /// but ZeroMQ applies the limit to the encrypted message and to CURVE's handshake commands as
+  /// well (its WELCOME is 168 bytes), so the bound leaves them room.
+  static constexpr int64_t kReplyBytes = 1024;
+
  private:
   /// A non-blocking wake-up descriptor that zmq_poll can wait on.
   class WakeSignal {
@@ -127,17 +146,233 @@ class ZmqTransport {
     int write_fd_ = -1;
   };
 
+  /// The allow-list of one binding link, as the ZAP handler sees it: ZeroMQ names it by the
+  /// link's ZAP domain.
+  struct ZapDomain {
+    std::string name;                              // ZMQ_ZAP_DOMAIN of the link's sockets
+    std::vector<std::array<uint8_t, 32>> allowed;  // client public keys, binary
+    std::atomic<uint64_t> refused{0U};             // written by the ZAP thread only
+  };
+
+  /// The ZAP handler of a context (RFC 27: ZeroMQ asks it, over inproc://zeromq.zap.01, whether
+  /// a client that completed the CURVE handshake may connect). One per context, on a thread of
+  /// its own, started by the first link with an allow-list and stopped by the context before
+  /// it terminates. A client whose public key is not in its link's allow-list is refused
+  /// (status 400) and counted; a CURVE server without an allow-list (domain "") accepts any
+  /// client that holds a key pair; any other domain is refused.
+  class ZapHandler {
+   public:
+    explicit ZapHandler(void* context) {
+      socket_ = zmq_socket(context, ZMQ_REP);
+      const int linger = 0;
+      ok_ = socket_ != nullptr &&
+            zmq_setsockopt(socket_, ZMQ_LINGER, &linger, sizeof(linger)) == 0 &&
+            zmq_bind(socket_, "inproc://zeromq.zap.01") == 0;
+      if (!ok_) {
+        error_ = std::string("ZAP handler: ") + zmq_strerror(zmq_errno());
+        return;
+      }
+      thread_ = std::thread([this]() noexcept { Run(); });
+    }
+    ~ZapHandler() {
+      // release: pairs with the acquire load in Run, which then ends within one poll.
+      stop_.store(true, std::memory_order_release);
+      if (thread_.joinable()) {
+        thread_.join();
+      }
+      if (socket_ != nullptr) {
+        static_cast<void>(zmq_close(socket_));  // fails only for an invalid socket
+      }
+    }
+    ZapHandler(const ZapHandler&) = delete;
+    ZapHandler& operator=(const ZapHandler&) = delete;
+    ZapHandler(ZapHandler&&) = delete;
+    ZapHandler& operator=(ZapHandler&&) = delete;
+
+    bool Ok() const noexcept { return ok_; }
+    const std::string& Error() const noexcept { return error_; }
+
+    /// A new domain allowing `keys` (Z85); nullptr with `error` set when a key is not Z85.
+    std::shared_ptr<ZapDomain> Register(const std::vector<std::string>& keys, std::string& error) {
+      auto domain = std::make_shared<ZapDomain>();
+      for (const std::string& key : keys) {
+        std::array<uint8_t, 32> binary{};
+        if (key.size() != 40U || zmq_z85_decode(binary.data(), key.c_str()) == nullptr) {
+          error = "CURVE: an allowed client key is not 40 characters of Z85";
+          return nullptr;
+        }
+        domain->allowed.push_back(binary);
+      }
+      const std::lock_guard<std::mutex> lock(mutex_);
+      domain->name = "mccc-bridge-" + std::to_string(next_domain_++);
+      domains_.push_back(domain);
+      return domain;
+    }
+
+    /// Forgets `domain` (its link is closing).
+    void Unregister(const std::shared_ptr<ZapDomain>& domain) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      for (auto it = domains_.begin(); it != domains_.end(); ++it) {
+        if (*it == domain) {
+          static_cast<void>(domains_.erase(it));
+          return;
+        }
+      }
+    }
+
+   private:
+    static constexpr std::size_t kRequestParts = 7U;  // RFC 27, before the mechanism's credentials
+
+    void Run() noexcept {
+      // acquire: pairs with the destructor's release store.
+      while (!stop_.load(std::memory_order_acquire)) {
+        zmq_pollitem_t item{socket_, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&item, 1, 50) > 0) {
+          Answer();
+        }
+      }
+    }
+
+    /// Reads one request (all its parts) and sends its reply.
+    void Answer() noexcept {
+      std::array<std::string, kRequestParts> parts{};
+      std::size_t count = 0U;
+      bool more = true;
+      while (more) {
+        zmq_msg_t part;
+        static_cast<void>(zmq_msg_init(&part));
+        if (zmq_msg_recv(&part, socket_, ZMQ_DONTWAIT) < 0) {
+          static_cast<void>(zmq_msg_close(&part));
+          return;  // a REP socket hands requests over whole: not reached
+        }
+        if (count < kRequestParts) {
+          parts[count].assign(static_cast<const char*>(zmq_msg_data(&part)), zmq_msg_size(&part));
+        }
+        ++count;
+        more = zmq_msg_more(&part) != 0;
+        static_cast<void>(zmq_msg_close(&part));
+      }
+      // Parts: version, request id, domain, address, identity, mechanism, credentials.
+      const bool allowed =
+          count == kRequestParts && parts[0] == "1.0" && Allows(parts[2], parts[5], parts[6]);
+      const std::array<std::string, 6> reply = {
+          std::string("1.0"),
+          parts[1],
+          std::string(allowed ? "200" : "400"),
+          std::string(allowed ? "OK" : "client key not allowed"),
+          std::string(),
+          std::string()};
+      for (std::size_t i = 0U; i < reply.size(); ++i) {
+        const int flags = i + 1U < reply.size() ? ZMQ_SNDMORE : 0;
+        if (zmq_send(socket_, reply[i].data(), reply[i].size(), flags) < 0) {
+          return;  // the context is terminating
+        }
+      }
+    }
+
+    bool Allows(const std::string& domain_name, const std::string& mechanism,
+                const std::string& credentials) noexcept {
+      if (domain_name.empty()) {
+        return true;  // a link without an allow-list: CURVE's handshake was enough
+      }
+      const std::lock_guard<std::mutex> lock(mutex_);
+      for (const std::shared_ptr<ZapDomain>& domain : domains_) {
+        if (domain->name != domain_name) {
+          continue;
+        }
+        if (mechanism == "CURVE" && credentials.size() == 32U) {
+          for (const std::array<uint8_t, 32>& key : domain->allowed) {
+            if (std::memcmp(key.data(), credentials.data(), key.size()) == 0) {
+              return true;
+            }
+          }
+        }
+        // relaxed: a statistic, written by this thread only (load + store, no RMW needed).
+        domain->refused.store(domain->refused.load(std::memory_order_relaxed) + 1U,
+                              std::memory_order_relaxed);
+        return false;
+      }
+      return false;  // a domain no link registered
+    }
+
+    void* socket_ = nullptr;
+    std::thread thread_;
+    std::mutex mutex_;  // domains_: the control thread registers, the ZAP thread reads
+    std::vector<std::shared_ptr<ZapDomain>> domains_;
+    uint64_t next_domain_ = 0U;
+    std::atomic<bool> stop_{false};
+    std::string error_;
+    bool ok_ = false;
+  };
+
+ public:
+  /// @brief A ZeroMQ context: create one per process and give it to every exporter and importer
+  /// (inproc:// endpoints only connect within one context). Destroy it after them. It owns the
+  /// ZAP handler that enforces the links' allow-lists of client keys (LinkSecurity), started by
+  /// the first link that has one.
+  class Context {
+   public:
+    /// @brief A context with `io_threads` I/O threads.
+    explicit Context(int io_threads = 1) noexcept : context_(zmq_ctx_new()) {
+      if (context_ != nullptr) {
+        // A refused thread count (out of range) leaves libzmq's default of one I/O thread.
+        static_cast<void>(zmq_ctx_set(context_, ZMQ_IO_THREADS, io_threads));
+      }
+    }
+    ~Context() {
+      zap_.reset();  // its socket must close before the context can terminate
+      if (context_ != nullptr) {
+        // Waits until every socket is closed and its linger time has passed.
+        while (zmq_ctx_term(context_) != 0 && zmq_errno() == EINTR) {
+        }
+      }
+    }
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+    Context(Context&&) = delete;
+    Context& operator=(Context&&) = delete;
+
+    /// @brief The libzmq context (void*).
+    void* Native() const noexcept { return context_; }
+
+   private:
+    friend class ZmqTransport;
+
+    /// The ZAP handler, started on first use; nullptr with `error` set if it cannot start.
+    ZapHandler* Zap(std::string& error) {
+      const std::lock_guard<std::mutex> lock(zap_mutex_);
+      if (!zap_) {
+        auto handler = std::make_unique<ZapHandler>(context_);
+        if (!handler->Ok()) {
+          error = handler->Error();
+          return nullptr;
+        }
+        zap_ = std::move(handler);
+      }
+      return zap_.get();
+    }
+
+    void* context_;
+    std::mutex zap_mutex_;  // links of several controlling threads may open at once
+    std::unique_ptr<ZapHandler> zap_;
+  };
+
+ private:
   /// The two sockets of one side of a link (one per channel), plus its wake-up descriptor.
   class Link {
    public:
-    Link(void* context, const ChannelEndpoints& endpoints, EndpointMode mode,
+    Link(Context& owner, const ChannelEndpoints& endpoints, EndpointMode mode,
          const TransportOptions& options, int socket_type) {
+      void* const context = owner.Native();
       if (context == nullptr) {
         error_ = "zmq_ctx_new failed";
         return;
       }
       if (!wake_.Ok()) {
         error_ = "could not create the wake-up descriptor";
+        return;
+      }
+      if (!PrepareSecurity(owner, options.security, mode)) {
         return;
       }
       for (std::size_t c = 0U; c < kChannelCount; ++c) {
@@ -148,7 +383,8 @@ class ZmqTransport {
           return;
         }
         sockets_[c] = socket;
-        if (!Configure(socket, options, socket_type)) {
+        if (!Configure(socket, options, socket_type) ||
+            !ConfigureSecurity(socket, options.security, mode)) {
           Fail("zmq_setsockopt", endpoints.Of(channel));
           return;
         }
@@ -169,6 +405,9 @@ class ZmqTransport {
           static_cast<void>(zmq_close(socket));  // fails only for an invalid socket
         }
       }
+      if (zap_ != nullptr && domain_) {
+        zap_->Unregister(domain_);
+      }
     }
     Link(const Link&) = delete;
     Link& operator=(const Link&) = delete;
@@ -182,6 +421,12 @@ class ZmqTransport {
       return socket;
     }
     void Wake() noexcept { wake_.Signal(); }
+
+    /// Clients refused by this link's allow-list so far (0 without one). Thread-safe.
+    uint64_t RefusedPeers() const noexcept {
+      // relaxed: a statistic; nothing else is read on its strength.
+      return domain_ ? domain_->refused.load(std::memory_order_relaxed) : 0U;
+    }
 
     /// Sleeps until a socket has one of the events asked for it (0: not watched), the wake-up
     /// descriptor is signalled, or `timeout_ms` passed.
@@ -223,11 +468,67 @@ class ZmqTransport {
           zmq_setsockopt(socket, ZMQ_LINGER, &linger, sizeof(linger)) == 0 &&
           zmq_setsockopt(socket, ZMQ_RECONNECT_IVL, &reconnect, sizeof(reconnect)) == 0;
       if (socket_type == ZMQ_DEALER) {
-        return common && zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof(hwm)) == 0;
+        // The exporter reads only end-of-stream confirmations, one frame header each, and only
+        // at Stop: a peer that sends more or larger gets its connection dropped by ZeroMQ
+        // instead of filling this process (at most kReplyHighWaterMark headers per connection).
+        const int reply_hwm = kReplyHighWaterMark;
+        const int64_t reply_size = kReplyBytes;
+        return common && zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof(hwm)) == 0 &&
+               zmq_setsockopt(socket, ZMQ_RCVHWM, &reply_hwm, sizeof(reply_hwm)) == 0 &&
+               zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &reply_size, sizeof(reply_size)) == 0;
       }
       return common && zmq_setsockopt(socket, ZMQ_RCVHWM, &hwm, sizeof(hwm)) == 0 &&
              zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof(max_size)) == 0 &&
              zmq_setsockopt(socket, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof(mandatory)) == 0;
+    }
+
+    /// Checks the keys and, on a binding side with an allow-list, registers it with the
+    /// context's ZAP handler (started then). False, with the error set, when CURVE cannot be
+    /// used as asked.
+    bool PrepareSecurity(Context& owner, const LinkSecurity& security, EndpointMode mode) {
+      if (!security.curve) {
+        return true;
+      }
+      if (zmq_has("curve") == 0) {
+        error_ = "CURVE: this libzmq was built without it";
+        return false;
+      }
+      const bool server = mode == EndpointMode::kBind;
+      if (security.secret_key.size() != 40U || security.public_key.size() != 40U ||
+          (!server && security.server_public_key.size() != 40U)) {
+        error_ = "CURVE: keys must be 40 characters of Z85 (a client also needs the server's)";
+        return false;
+      }
+      if (server && !security.allowed_client_keys.empty()) {
+        zap_ = owner.Zap(error_);
+        if (zap_ == nullptr) {
+          return false;
+        }
+        domain_ = zap_->Register(security.allowed_client_keys, error_);
+        return domain_ != nullptr;
+      }
+      return true;
+    }
+
+    /// The CURVE options of one socket (nothing without CURVE). Z85 keys go with their
+    /// terminating NUL (41 bytes), as libzmq reads them.
+    bool ConfigureSecurity(void* socket, const LinkSecurity& security, EndpointMode mode) const {
+      if (!security.curve) {
+        return true;
+      }
+      constexpr std::size_t kZ85 = 41U;
+      if (mode == EndpointMode::kBind) {
+        const int server = 1;
+        const bool keyed =
+            zmq_setsockopt(socket, ZMQ_CURVE_SERVER, &server, sizeof(server)) == 0 &&
+            zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, security.secret_key.c_str(), kZ85) == 0;
+        return keyed && (!domain_ || zmq_setsockopt(socket, ZMQ_ZAP_DOMAIN, domain_->name.data(),
+                                                    domain_->name.size()) == 0);
+      }
+      return zmq_setsockopt(socket, ZMQ_CURVE_SERVERKEY, security.server_public_key.c_str(),
+                            kZ85) == 0 &&
+             zmq_setsockopt(socket, ZMQ_CURVE_PUBLICKEY, security.public_key.c_str(), kZ85) == 0 &&
+             zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, security.secret_key.c_str(), kZ85) == 0;
     }
 
     void Fail(const char* what, const std::string& endpoint) {
@@ -236,6 +537,8 @@ class ZmqTransport {
 
     std::array<void*, kChannelCount> sockets_{};
     WakeSignal wake_;
+    ZapHandler* zap_ = nullptr;          // the context's, when this link has an allow-list
+    std::shared_ptr<ZapDomain> domain_;  // this link's allow-list there
     std::string error_;
     bool ok_ = false;
   };
@@ -285,6 +588,19 @@ class ZmqTransport {
   }
 
  public:
+  /// @brief A new CURVE key pair (Z85 text, 40 characters each) for LinkSecurity; false when
+  /// this libzmq has no CURVE.
+  static bool NewCurveKeyPair(std::string& public_key, std::string& secret_key) {
+    std::array<char, 41> public_text{};
+    std::array<char, 41> secret_text{};
+    if (zmq_curve_keypair(public_text.data(), secret_text.data()) != 0) {
+      return false;
+    }
+    public_key.assign(public_text.data(), 40U);
+    secret_key.assign(secret_text.data(), 40U);
+    return true;
+  }
+
   /// @brief ThreadSanitizer builds: the receiving half of a message's hand-over (file comment;
   /// pairs with the release in SendGathered on the same bytes), called with the bytes of every
   /// part received (HeldMessage does it for the bridge's own receives; a tool that relays bridge
@@ -329,43 +645,13 @@ class ZmqTransport {
     return status;
   }
 
-  /// @brief A ZeroMQ context: create one per process and give it to every exporter and importer
-  /// (inproc:// endpoints only connect within one context). Destroy it after them.
-  class Context {
-   public:
-    /// @brief A context with `io_threads` I/O threads.
-    explicit Context(int io_threads = 1) noexcept : context_(zmq_ctx_new()) {
-      if (context_ != nullptr) {
-        // A refused thread count (out of range) leaves libzmq's default of one I/O thread.
-        static_cast<void>(zmq_ctx_set(context_, ZMQ_IO_THREADS, io_threads));
-      }
-    }
-    ~Context() {
-      if (context_ != nullptr) {
-        // Waits until every socket is closed and its linger time has passed.
-        while (zmq_ctx_term(context_) != 0 && zmq_errno() == EINTR) {
-        }
-      }
-    }
-    Context(const Context&) = delete;
-    Context& operator=(const Context&) = delete;
-    Context(Context&&) = delete;
-    Context& operator=(Context&&) = delete;
-
-    /// @brief The libzmq context (void*).
-    void* Native() const noexcept { return context_; }
-
-   private:
-    void* context_;
-  };
-
   /// @brief Exporter side: one DEALER socket per channel.
   class Sender {
    public:
     /// @brief Opens both channels; check Ok().
     Sender(Context& context, const ChannelEndpoints& endpoints, EndpointMode mode,
            const TransportOptions& options)
-        : link_(context.Native(), endpoints, mode, options, ZMQ_DEALER) {}
+        : link_(context, endpoints, mode, options, ZMQ_DEALER) {}
 
     /// @brief True when both channels are open.
     bool Ok() const noexcept { return link_.Ok(); }
@@ -415,6 +701,9 @@ class ZmqTransport {
     /// @brief Ends a Wait now or makes the next one return at once. Thread-safe.
     void Wake() noexcept { link_.Wake(); }
 
+    /// @brief Clients refused by this link's allow-list of keys (LinkSecurity). Thread-safe.
+    uint64_t RefusedPeers() const noexcept { return link_.RefusedPeers(); }
+
     /// @brief The address a bound channel got (resolves "tcp://host:*").
     std::string BoundEndpoint(Channel channel) const { return link_.BoundEndpoint(channel); }
 
@@ -430,7 +719,7 @@ class ZmqTransport {
     /// @brief Opens both channels; check Ok().
     Receiver(Context& context, const ChannelEndpoints& endpoints, EndpointMode mode,
              const TransportOptions& options)
-        : link_(context.Native(), endpoints, mode, options, ZMQ_ROUTER) {}
+        : link_(context, endpoints, mode, options, ZMQ_ROUTER) {}
 
     /// @brief True when both channels are open.
     bool Ok() const noexcept { return link_.Ok(); }
@@ -484,6 +773,9 @@ class ZmqTransport {
 
     /// @brief Ends a Wait now or makes the next one return at once. Thread-safe.
     void Wake() noexcept { link_.Wake(); }
+
+    /// @brief Clients refused by this link's allow-list of keys (LinkSecurity). Thread-safe.
+    uint64_t RefusedPeers() const noexcept { return link_.RefusedPeers(); }
 
     /// @brief The address a bound channel got (resolves "tcp://host:*").
     std::string BoundEndpoint(Channel channel) const { return link_.BoundEndpoint(channel); }
