@@ -12,6 +12,8 @@
 //   high/flood  HIGH messages (one per millisecond) while LOW floods the link, against the same
 //               HIGH messages on an idle link.
 //   crc         CRC-32C of a 24 B and a 1 KB frame in this process (ns per frame).
+//   CURVE       the bridge's throughput and latency rows once more with ZeroMQ's CURVE on the
+//               link (keys made per run, the receiver allowing exactly the sender's key).
 // Rounds are interleaved (every configuration once per round). Each configuration run is classed
 // near, far or mixed by a core-to-core ping-pong just before and after it (this machine's two
 // cores move between a near and a far placement, sometimes for seconds only). The summary is
@@ -282,6 +284,27 @@ mccc::bridge::ChannelEndpoints BridgeEndpoints(const std::map<std::string, std::
   return mccc::bridge::ChannelEndpoints::FromBase(Str(args, "endpoint"));
 }
 
+/// With --curve-server-public (and the other three keys the orchestrator made): CURVE on the
+/// link, the receiver (binding side) as the server that allows exactly the sender's key.
+mccc::bridge::LinkSecurity BridgeSecurity(const std::map<std::string, std::string>& args,
+                                          bool server) {
+  mccc::bridge::LinkSecurity security;
+  if (Str(args, "curve-server-public").empty()) {
+    return security;
+  }
+  security.curve = true;
+  if (server) {
+    security.public_key = Str(args, "curve-server-public");
+    security.secret_key = Str(args, "curve-server-secret");
+    security.allowed_client_keys = {Str(args, "curve-client-public")};
+  } else {
+    security.public_key = Str(args, "curve-client-public");
+    security.secret_key = Str(args, "curve-client-secret");
+    security.server_public_key = Str(args, "curve-server-public");
+  }
+  return security;
+}
+
 template <typename BusType, typename Message>
 int BridgeReceive(const std::map<std::string, std::string>& args) {
   const uint64_t messages = Num(args, "messages", 100000U);
@@ -311,6 +334,7 @@ int BridgeReceive(const std::map<std::string, std::string>& args) {
   mccc::bridge::ImporterOptions options;
   options.endpoints = BridgeEndpoints(args);
   options.transport.high_water_mark = kHighWaterMark;
+  options.transport.security = BridgeSecurity(args, true);
   mccc::bridge::Importer<BusType> importer(*bus, context, options);
   if (!importer.Start()) {
     return 2;
@@ -350,6 +374,7 @@ int BridgeSend(const std::map<std::string, std::string>& args) {
   mccc::bridge::ExporterOptions options;
   options.endpoints = BridgeEndpoints(args);
   options.transport.high_water_mark = kHighWaterMark;
+  options.transport.security = BridgeSecurity(args, false);
   options.stop_flush_timeout_ms = 10000U;
   mccc::bridge::Exporter<BusType> exporter(*bus, context, options);
   if (!exporter.Start()) {
@@ -640,6 +665,12 @@ void Report(const std::vector<Round>& runs, const std::vector<std::string>& name
   const auto t24 = ratios("bridge 24B throughput", "raw 24B throughput", "rate");
   const auto t1k = ratios("bridge 1KB throughput", "raw 1KB throughput", "rate");
   const auto dr = ratios("raw 24B throughput DEALER/ROUTER", "raw 24B throughput", "rate");
+  const auto c24 = ratios("bridge 24B throughput, CURVE", "bridge 24B throughput", "rate");
+  const auto c1k = ratios("bridge 1KB throughput, CURVE", "bridge 1KB throughput", "rate");
+  const auto cl24 =
+      ratios("bridge 24B latency (MEDIUM), CURVE", "bridge 24B latency (MEDIUM)", "p50_ns");
+  const auto cl1k =
+      ratios("bridge 1KB latency (MEDIUM), CURVE", "bridge 1KB latency (MEDIUM)", "p50_ns");
   const auto high =
       ratios("bridge HIGH latency, LOW flood", "bridge HIGH latency, idle link", "p99_ns");
   const char* flood = "bridge HIGH latency, LOW flood";
@@ -654,6 +685,10 @@ void Report(const std::vector<Round>& runs, const std::vector<std::string>& name
               t1k.first, t1k.second);
   std::printf("raw DEALER/ROUTER / raw PUSH/PULL throughput, 24 B: %.2fx / %.2fx\n", dr.first,
               dr.second);
+  std::printf("bridge with CURVE / without, throughput 24 B: %.2fx / %.2fx, 1 KB: %.2fx / %.2fx\n",
+              c24.first, c24.second, c1k.first, c1k.second);
+  std::printf("bridge with CURVE / without, latency P50 24 B: %.2fx / %.2fx, 1 KB: %.2fx / %.2fx\n",
+              cl24.first, cl24.second, cl1k.first, cl1k.second);
   std::printf(
       "HIGH P99 under LOW flood / idle: %.2fx / %.2fx; P99 of every sample %.2fx "
       "(target <= 2x)\n",
@@ -686,6 +721,23 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
     std::printf("crc32c frame of %zu B: %.1f ns (hardware path), %.1f ns (table-driven) [%u]\n",
                 frame.size(), ns, ns_sw, sink & 1U);
   }
+
+  // CURVE keys for the "CURVE" configurations: the receiver is the server, the sender the one
+  // client it allows (both processes get all four; each takes its half).
+  std::string server_public;
+  std::string server_secret;
+  std::string client_public;
+  std::string client_secret;
+  std::vector<std::string> curve;
+  if (mccc::bridge::ZmqTransport::NewCurveKeyPair(server_public, server_secret) &&
+      mccc::bridge::ZmqTransport::NewCurveKeyPair(client_public, client_secret)) {
+    curve = {"--curve-server-public", server_public, "--curve-server-secret", server_secret,
+             "--curve-client-public", client_public, "--curve-client-secret", client_secret};
+  }
+  auto with_curve = [&curve](std::vector<std::string> bridge_args) {
+    bridge_args.insert(bridge_args.end(), curve.begin(), curve.end());
+    return bridge_args;
+  };
 
   struct Config {
     const char* name;
@@ -740,6 +792,18 @@ int Orchestrate(const std::map<std::string, std::string>& args) {
        "bridge-send",
        {"--messages", latency_messages, "--size", "1024"},
        {"--messages", latency_messages, "--size", "1024", "--pace-ns", "100000"}},
+      {"bridge 24B throughput, CURVE", "bridge-recv", "bridge-send",
+       with_curve({"--messages", messages, "--size", "24"}),
+       with_curve({"--messages", messages, "--size", "24"})},
+      {"bridge 1KB throughput, CURVE", "bridge-recv", "bridge-send",
+       with_curve({"--messages", messages, "--size", "1024"}),
+       with_curve({"--messages", messages, "--size", "1024"})},
+      {"bridge 24B latency (MEDIUM), CURVE", "bridge-recv", "bridge-send",
+       with_curve({"--messages", latency_messages, "--size", "24"}),
+       with_curve({"--messages", latency_messages, "--size", "24", "--pace-ns", "100000"})},
+      {"bridge 1KB latency (MEDIUM), CURVE", "bridge-recv", "bridge-send",
+       with_curve({"--messages", latency_messages, "--size", "1024"}),
+       with_curve({"--messages", latency_messages, "--size", "1024", "--pace-ns", "100000"})},
       {"bridge HIGH latency, idle link",
        "bridge-recv",
        "bridge-send",
