@@ -316,7 +316,7 @@ int BridgeReceive(const std::map<std::string, std::string>& args) {
   std::atomic<uint64_t> out_of_order{0U};
   uint64_t expected = 0U;
   auto on_message = [&](uint64_t sequence, uint64_t sent_ns, const mccc::MessageHeader& h) {
-    if (high_only && h.priority != mccc::MessagePriority::HIGH) {
+    if (high_only && h.priority != mccc::MessagePriority::kHigh) {
       return;
     }
     out_of_order.fetch_add(sequence == expected ? 0U : 1U);
@@ -368,7 +368,7 @@ int BridgeSend(const std::map<std::string, std::string>& args) {
   const uint64_t pace_ns = Num(args, "pace-ns", 0U);
   const bool flood = Num(args, "flood", 0U) != 0U;
   const auto priority =
-      Num(args, "high", 0U) != 0U ? mccc::MessagePriority::HIGH : mccc::MessagePriority::MEDIUM;
+      Num(args, "high", 0U) != 0U ? mccc::MessagePriority::kHigh : mccc::MessagePriority::kMedium;
   auto bus = std::make_unique<BusType>();
   mccc::bridge::ZmqContext context;
   mccc::bridge::ExporterOptions options;
@@ -393,7 +393,7 @@ int BridgeSend(const std::map<std::string, std::string>& args) {
       while (!stop_flood.load()) {
         for (int k = 0; k < 256; ++k) {
           low->sequence = i++;
-          bus->PublishWithPriority(*low, 2U, mccc::MessagePriority::LOW);
+          bus->PublishWithPriority(*low, 2U, mccc::MessagePriority::kLow);
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
@@ -410,7 +410,7 @@ int BridgeSend(const std::map<std::string, std::string>& args) {
     } else {
       // Backpressure instead of refusals, to measure the capacity: what waits in the bus and in
       // the send queue together stays below the send queue's lowest admission limit.
-      while (exporter.QueuedFrames(channel) + bus->QueueDepth() >= half) {
+      while (exporter.QueuedFrames(channel) + bus->QueueOccupancy() >= half) {
         std::this_thread::yield();
       }
     }

@@ -125,8 +125,8 @@ Contender Make(const char* name, Kind kind) {
 }
 
 using mccc::DefaultBusTraits;
-constexpr auto kFull = mccc::PerformanceMode::FULL_FEATURED;
-constexpr auto kBare = mccc::PerformanceMode::BARE_METAL;
+constexpr auto kFull = mccc::PerformanceMode::kFullFeatured;
+constexpr auto kBare = mccc::PerformanceMode::kBareMetal;
 
 // Names used by the targets below.
 const char* const kMpscFullCb = "mccc MPSC FULL callback";

@@ -344,7 +344,7 @@ struct ProducerWaits {
 
 /// @brief mccc loans: Loan, fill in place, Publish(std::move(loan)); ProcessBatch to a subscriber.
 template <typename T, typename Traits,
-          mccc::PerformanceMode kMode = mccc::PerformanceMode::FULL_FEATURED>
+          mccc::PerformanceMode kMode = mccc::PerformanceMode::kFullFeatured>
 class LoanTransport {
  public:
   using Bus = mccc::AsyncBus<std::variant<mccc::Loaned<T>, Heartbeat, Command>, Traits>;
@@ -816,7 +816,7 @@ using SmallLoanTransport = LoanTransport<Msg24, LoanTraits<Msg24, kSmallPoolBloc
 using SmallInlineTransport = CopyTransport<Msg24, mccc::DefaultBusTraits>;
 /// Diagnosis: the same loan without the pool's statistics counters (NO_STATS).
 using SmallLoanNoStatsTransport =
-    LoanTransport<Msg24, LoanTraits<Msg24, kSmallPoolBlocks>, mccc::PerformanceMode::NO_STATS>;
+    LoanTransport<Msg24, LoanTraits<Msg24, kSmallPoolBlocks>, mccc::PerformanceMode::kNoStats>;
 
 /// One 24-byte variant: E2E and publish + dispatch on one core.
 struct SmallVariant {

@@ -35,9 +35,9 @@ struct SingleCoreTraits : mccc::DefaultBusTraits {
   static constexpr bool kSingleProducer = true;                ///< See DefaultBusTraits.
 };
 
-constexpr auto kFull = mccc::PerformanceMode::FULL_FEATURED;
-constexpr auto kNoStats = mccc::PerformanceMode::NO_STATS;
-constexpr auto kBare = mccc::PerformanceMode::BARE_METAL;
+constexpr auto kFull = mccc::PerformanceMode::kFullFeatured;
+constexpr auto kNoStats = mccc::PerformanceMode::kNoStats;
+constexpr auto kBare = mccc::PerformanceMode::kBareMetal;
 
 struct Config {
   int rounds = 10;
@@ -174,9 +174,9 @@ Outcome RunSingleCore(uint64_t n, bool* pinned, uint64_t* admitted_out) {
 mccc::MessagePriority BurstPriority(uint64_t i) {
   // 20% HIGH; the rest alternates MEDIUM / LOW (40% each).
   if (i % 5U == 0U) {
-    return mccc::MessagePriority::HIGH;
+    return mccc::MessagePriority::kHigh;
   }
-  return (i % 5U) % 2U == 1U ? mccc::MessagePriority::MEDIUM : mccc::MessagePriority::LOW;
+  return (i % 5U) % 2U == 1U ? mccc::MessagePriority::kMedium : mccc::MessagePriority::kLow;
 }
 
 const char* PriorityName(std::size_t p) {
@@ -353,7 +353,7 @@ int main(int argc, char** argv) {
       counts.admitted[pi] += bus->PublishWithPriority(m, 1U, p) ? 1U : 0U;
     }
     const mccc::BusStatisticsSnapshot st = bus->GetStatistics();
-    const uint64_t depth = bus->QueueDepth();
+    const uint64_t depth = bus->QueueOccupancy();
     uint64_t drained = 0U;
     while (const uint32_t k = bus->ProcessBatch()) {
       drained += k;

@@ -182,7 +182,7 @@ using Bus = mccc::AsyncBus<Payload>;  // default traits: 131072 slots
 
 MessagePriority PriorityFor(uint32_t producer, uint32_t seq) noexcept {
   const uint64_t h = Mix(Key(producer, seq) ^ 0x51A4U) % 10U;
-  return h < 2U ? MessagePriority::HIGH : (h < 7U ? MessagePriority::MEDIUM : MessagePriority::LOW);
+  return h < 2U ? MessagePriority::kHigh : (h < 7U ? MessagePriority::kMedium : MessagePriority::kLow);
 }
 
 constexpr uint32_t SenderId(uint32_t producer) noexcept {
@@ -195,12 +195,12 @@ constexpr std::size_t kHighClass = 1U;
 constexpr std::size_t kClasses = 2U;
 
 constexpr std::size_t ClassOf(MessagePriority priority) noexcept {
-  return priority == MessagePriority::HIGH ? kHighClass : kNormalClass;
+  return priority == MessagePriority::kHigh ? kHighClass : kNormalClass;
 }
 
 /// The priority a marker of class `cls` is published with (so it travels with its class).
 constexpr MessagePriority MarkerPriority(std::size_t cls) noexcept {
-  return cls == kHighClass ? MessagePriority::HIGH : MessagePriority::MEDIUM;
+  return cls == kHighClass ? MessagePriority::kHigh : MessagePriority::kMedium;
 }
 
 // ----- shared state ----------------------------------------------------------------------------
@@ -217,7 +217,7 @@ struct alignas(64) ProducerState {
 
 std::atomic<uint64_t> g_other_errors{0U};
 void OnBusError(mccc::BusError error, uint64_t /*msg_id*/) {
-  if (error != mccc::BusError::QUEUE_FULL) {
+  if (error != mccc::BusError::kQueueFull) {
     g_other_errors.fetch_add(1U, std::memory_order_relaxed);
   }
 }
@@ -332,7 +332,7 @@ bool PublishSample(Bus& bus, uint32_t producer, uint32_t seq, MessagePriority pr
   const uint32_t sender = SenderId(producer);
   switch (seq % 4U) {
     case 0U:
-      if (priority == MessagePriority::MEDIUM) {
+      if (priority == MessagePriority::kMedium) {
         return bus.Publish(Sample(producer, seq), sender);
       }
       return bus.PublishWithPriority(Sample(producer, seq), sender, priority);
@@ -400,16 +400,16 @@ int main(int argc, char** argv) {
   // Warm-up: every slot of every ring written and consumed once (BARE_METAL counts nothing; no
   // subscriber yet), so the resident set is whole before the first report however slowly the
   // producers run (sanitizer builds); the bursts fill the normal ring only to MEDIUM's 80 %.
-  bus->SetPerformanceMode(mccc::PerformanceMode::BARE_METAL);
+  bus->SetPerformanceMode(mccc::PerformanceMode::kBareMetal);
   for (uint32_t i = 0U; i < Bus::kQueueDepth; ++i) {
     static_cast<void>(bus->Publish(Marker{}, 0U));
   }
   for (uint32_t i = 0U; i < Bus::kHighQueueDepth; ++i) {
-    static_cast<void>(bus->PublishWithPriority(Marker{}, 0U, MessagePriority::HIGH));
+    static_cast<void>(bus->PublishWithPriority(Marker{}, 0U, MessagePriority::kHigh));
   }
   while (bus->ProcessBatch() != 0U) {
   }
-  bus->SetPerformanceMode(mccc::PerformanceMode::FULL_FEATURED);
+  bus->SetPerformanceMode(mccc::PerformanceMode::kFullFeatured);
   bus->SetErrorCallback(&OnBusError);
   Checker checker(opt.producers);
   const auto h_sample = bus->Subscribe<Sample>(
@@ -429,7 +429,7 @@ int main(int argc, char** argv) {
 
   std::thread consumer([&] {
     for (;;) {
-      const uint32_t depth = bus->QueueDepth();
+      const uint32_t depth = bus->QueueOccupancy();
       if (depth > max_depth.load(std::memory_order_relaxed)) {
         max_depth.store(depth, std::memory_order_relaxed);
       }
@@ -553,7 +553,7 @@ int main(int argc, char** argv) {
   if (checker.delivered() != samples + markers || checker.markers() != markers) {
     failure = "delivered count differs from admitted count";
   }
-  if (bus->QueueDepth() != 0U) {
+  if (bus->QueueOccupancy() != 0U) {
     failure = "queue not empty after the run";
   }
   if (g_other_errors.load() != 0U) {

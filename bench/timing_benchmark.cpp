@@ -512,7 +512,7 @@ std::vector<Summary> RunPublish(const Options& options) {
       if (measuring) {
         (ok ? admitted_h : refused_h).Add(t1 - t0);
         if ((r.sequence & 0xFFFFU) == 0U) {
-          depth_sum += bus->QueueDepth();
+          depth_sum += bus->QueueOccupancy();
           ++depth_samples;
         }
       }
@@ -622,7 +622,7 @@ Summary RunConsume(const Options& options) {
     context.Begin();  // the warm-up's is replaced by the measured phase's
     const uint64_t end = Now() + static_cast<uint64_t>(length * 1e9 * g_ticks_per_ns);
     while (Now() < end) {
-      if (bus->QueueDepth() < kBatch) {
+      if (bus->QueueOccupancy() < kBatch) {
         mccc_bench::CpuRelax();
         continue;
       }

@@ -180,9 +180,9 @@ int main() {
 
   std::printf("delivered %llu messages, queue depth %u, components unsubscribed: %s\n",
               static_cast<unsigned long long>(consumer.ProcessedCount()),
-              static_cast<unsigned>(bus->QueueDepth()), unsubscribed ? "yes" : "no");
+              static_cast<unsigned>(bus->QueueOccupancy()), unsubscribed ? "yes" : "no");
   const bool ok = stopped == mccc::StopStatus::kStopped && readings == kReadings &&
-                  alarms == kAlarms && consumer.SleepCount() > 0U && bus->QueueDepth() == 0U &&
+                  alarms == kAlarms && consumer.SleepCount() > 0U && bus->QueueOccupancy() == 0U &&
                   unsubscribed;
   std::printf("active_object_demo: %s readings=%u alarms=%u stop=%s\n", ok ? "OK" : "FAILED",
               static_cast<unsigned>(readings), static_cast<unsigned>(alarms),

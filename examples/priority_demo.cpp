@@ -107,7 +107,7 @@ int main() {
     if (ok) ++admitted[index];
   }
   std::printf("after the burst: queue depth %u (%u%%), backpressure %s\n",
-              static_cast<unsigned>(bus->QueueDepth()),
+              static_cast<unsigned>(bus->QueueOccupancy()),
               static_cast<unsigned>(bus->QueueUtilizationPercent()),
               LevelName(bus->GetBackpressureLevel()));
 

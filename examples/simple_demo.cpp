@@ -61,7 +61,7 @@ int main() {
   admitted =
       bus->PublishWithPriority(TemperatureReading{85.0F}, kSensorId, mccc::MessagePriority::HIGH) &&
       admitted;
-  std::printf("published 3 messages, queue depth %u\n", static_cast<unsigned>(bus->QueueDepth()));
+  std::printf("published 3 messages, queue depth %u\n", static_cast<unsigned>(bus->QueueOccupancy()));
 
   // The consumer side: dispatch everything that is queued, in publish order.
   uint32_t processed = 0U;

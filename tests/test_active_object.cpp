@@ -138,7 +138,7 @@ TEST_F(ActiveObjectTest, StartStopDeliversEveryMessageExactlyOnce) {
     EXPECT_TRUE(recorder.EveryOneExactlyOnce(p, kPerProducer)) << "producer " << p;
   }
   EXPECT_EQ(consumer.ProcessedCount(), uint64_t{kProducers} * kPerProducer);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
   EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kNotRunning);
 }
 
@@ -166,7 +166,7 @@ TEST_F(ActiveObjectTest, StopDrainsAQueueFullOfMessages) {
   }
   // The Command's slot is released only after its callback returns: one slot fewer.
   EXPECT_EQ(admitted, Bus::Capacity() - 1U);
-  EXPECT_EQ(bus_->QueueDepth(), Bus::Capacity());
+  EXPECT_EQ(bus_->QueueOccupancy(), Bus::Capacity());
 
   std::thread opener([&gate_open] {
     std::this_thread::sleep_for(20ms);
@@ -175,7 +175,7 @@ TEST_F(ActiveObjectTest, StopDrainsAQueueFullOfMessages) {
   EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);  // blocks until drained
   opener.join();
   EXPECT_EQ(delivered, admitted);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
   EXPECT_EQ(consumer.ProcessedCount(), uint64_t{admitted} + 1U);
 }
 
@@ -254,7 +254,7 @@ TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvert
   EXPECT_EQ(medium_in_first_queued, kQueued / 2U);
   // The last MEDIUM item's HIGH follow-up was published after the drain's mark: delivered or
   // still queued, never lost.
-  EXPECT_EQ(log.size() + bus->QueueDepth(), 2U * kQueued);
+  EXPECT_EQ(log.size() + bus->QueueOccupancy(), 2U * kQueued);
 }
 
 struct HighFloodTraits : mccc::DefaultBusTraits {
@@ -306,7 +306,7 @@ TEST(ActiveObjectDrainTest, StopReturnsUnderAHighFloodThatNeverPausesAndDelivers
   ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
   ASSERT_TRUE(bus->PublishWithPriority(Command{0}, 0U, mccc::MessagePriority::HIGH));
   ASSERT_TRUE(WaitFor([&] { return consumer_blocked.load(); }));
-  while (bus->HighQueueDepth() < HighFloodTraits::kHighQueueDepth) {
+  while (bus->HighRingOccupancy() < HighFloodTraits::kHighQueueDepth) {
     ASSERT_TRUE(bus->PublishWithPriority(Item{kHighProducer, 0U}, kHighProducer,
                                          mccc::MessagePriority::HIGH));
   }
@@ -355,7 +355,7 @@ TEST_F(ActiveObjectTest, StartThenImmediateStopDeliversWhatWasQueuedBefore) {
   ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
   EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
   EXPECT_EQ(delivered, 500U);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
 }
 
 TEST_F(ActiveObjectTest, StopIsBoundedWhileProducersKeepPublishing) {
@@ -389,7 +389,7 @@ TEST_F(ActiveObjectTest, StopIsBoundedWhileProducersKeepPublishing) {
   EXPECT_TRUE(recorder.EveryOneExactlyOnce(0U, before_stop));
   // What was published after the drain is still queued: nothing is lost or duplicated.
   const uint32_t total = published.load();
-  EXPECT_EQ(recorder.total + bus_->QueueDepth(), total);
+  EXPECT_EQ(recorder.total + bus_->QueueOccupancy(), total);
   ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
   EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
   EXPECT_EQ(recorder.total, total);
@@ -567,7 +567,7 @@ TEST_F(ActiveObjectTest, StopFromInsideACallbackIsDeferredAndDrainsWhatWasQueued
   // Published after the loop exited: stays queued.
   ASSERT_TRUE(bus_->Publish(Item{0U, 15U}, 0U));
   ASSERT_TRUE(bus_->Publish(Item{0U, 16U}, 0U));
-  EXPECT_EQ(bus_->QueueDepth(), 2U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 2U);
   EXPECT_EQ(items, 15U);
 
   // The controlling thread joins the finished thread.
@@ -578,7 +578,7 @@ TEST_F(ActiveObjectTest, StopFromInsideACallbackIsDeferredAndDrainsWhatWasQueued
   ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
   EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
   EXPECT_EQ(items, 17U);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
 }
 
 TEST_F(ActiveObjectTest, StartJoinsAThreadThatStoppedOnItsOwn) {
@@ -648,7 +648,7 @@ TEST_F(ActiveObjectTest, DestructorStopsAndDrains) {
     }
   }
   EXPECT_EQ(items, 700U);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
 }
 
 TEST_F(ActiveObjectTest, InvalidIdleStrategyIsRefused) {

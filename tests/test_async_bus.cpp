@@ -388,7 +388,7 @@ TEST_F(AsyncBusTest, InvalidPriorityIsRefusedAndReported) {
   EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, bogus));
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
   EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::INVALID_MESSAGE);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
 }
 
 TEST_F(AsyncBusTest, QueueFullReportsWouldBeIdAndCountsDrop) {
@@ -548,12 +548,12 @@ TEST_F(AsyncBusTest, StatisticsResetCountsFromZero) {
 }
 
 TEST_F(AsyncBusTest, QueueDepthUtilizationAndBackpressure) {
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
   // The normal ring (BARE_METAL admits MEDIUM up to the last slot).
   bus_->SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);
   auto fill_to = [&](uint32_t n, mccc::MessagePriority priority) {
-    while (bus_->QueueDepth() < n) {
+    while (bus_->QueueOccupancy() < n) {
       ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, priority));
     }
   };
@@ -569,21 +569,21 @@ TEST_F(AsyncBusTest, QueueDepthUtilizationAndBackpressure) {
   fill_to(64U, kMedium);
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 100U);
-  EXPECT_EQ(bus_->QueueDepth(), 64U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 64U);
   // QueueDepth sums the rings; the level and the percentage are the fullest ring's.
   fill_to(65U, kHigh);
-  EXPECT_EQ(bus_->QueueDepth(), 65U);
-  EXPECT_EQ(bus_->HighQueueDepth(), 1U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 65U);
+  EXPECT_EQ(bus_->HighRingOccupancy(), 1U);
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 100U);
   while (bus_->ProcessBatch() != 0U) {
   }
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
   // Now the HIGH lane (1024 slots) is the fuller one: 767 of 1024 = 74.9 %, then 75 %.
   ASSERT_EQ(Bus::kHighQueueDepth, 1024U);
   fill_to(1U, kMedium);
   fill_to(768U, kHigh);
-  EXPECT_EQ(bus_->HighQueueDepth(), 767U);
+  EXPECT_EQ(bus_->HighRingOccupancy(), 767U);
   EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 74U);
   fill_to(769U, kHigh);
@@ -750,7 +750,7 @@ void ExpectBatchAdmitsWhatSinglePublishesAdmit() {
       }
       EXPECT_EQ(admitted, single_admitted)
           << "occupancy " << filled << " priority " << static_cast<int>(priority);
-      EXPECT_EQ(batch_bus->QueueDepth(), filled + admitted);
+      EXPECT_EQ(batch_bus->QueueOccupancy(), filled + admitted);
       const auto s = batch_bus->GetStatistics();
       EXPECT_EQ(s.messages_published, filled + admitted);
       EXPECT_EQ(s.messages_dropped, batch.size() - admitted) << "each refused message counted";
@@ -799,7 +799,7 @@ TEST_F(AsyncBusTest, PublishBatchRefusesBadArgumentsClearly) {
   ASSERT_EQ(ErrorLog::entries.size(), 2U);
   EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::INVALID_MESSAGE);
   EXPECT_EQ(ErrorLog::entries[1].first, mccc::BusError::INVALID_MESSAGE);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
   EXPECT_EQ(bus_->GetStatistics().messages_dropped, 0U);
 }
 

@@ -88,7 +88,7 @@ void RunAcrossWrap(typename Traits::Position start, uint64_t first_id, uint32_t 
     });
   }
   EXPECT_EQ(bus->GetStatistics().messages_processed, messages);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 }
 
 // G-20: msg_id and positions exact across their wrap points; OVERFLOW_DETECTED; QUEUE_FULL

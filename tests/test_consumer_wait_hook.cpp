@@ -127,7 +127,7 @@ TEST(ConsumerWaitHook, WakeConsumerReachesTheHook) {
   EXPECT_EQ(SemaphoreWait::timeouts.load(), 0U);
 }
 
-static_assert(!mccc::ConsumerParking<mccc::NoConsumerWait>::kCanSleep,
+static_assert(!mccc::detail::ConsumerParking<mccc::NoConsumerWait>::kCanSleep,
               "NoConsumerWait never sleeps");
 
 struct NeverSleepTraits : mccc::DefaultBusTraits {

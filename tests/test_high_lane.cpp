@@ -206,8 +206,8 @@ void ExpectHighDispatchedFirst(Bus& bus, bool use_visitor) {
   ASSERT_EQ(FillWithMedium(bus), kMediumLimit);
   EXPECT_FALSE(bus.PublishWithPriority(Note{900U}, 1U, MessagePriority::kLow));
   ASSERT_TRUE(PublishHighFromOtherThread(bus, kHighSeq));
-  EXPECT_EQ(bus.HighQueueDepth(), 1U);
-  EXPECT_EQ(bus.QueueDepth(), kMediumLimit + 1U);
+  EXPECT_EQ(bus.HighRingOccupancy(), 1U);
+  EXPECT_EQ(bus.QueueOccupancy(), kMediumLimit + 1U);
 
   Consumer<Bus> consumer(bus);
   consumer.use_visitor = use_visitor;
@@ -224,7 +224,7 @@ void ExpectHighDispatchedFirst(Bus& bus, bool use_visitor) {
     }
   }
   EXPECT_EQ(consumer.Drain(), kMediumLimit - Bus::kBatchSize);
-  EXPECT_EQ(bus.QueueDepth(), 0U);
+  EXPECT_EQ(bus.QueueOccupancy(), 0U);
 }
 
 // G-2: at most one LOW/MEDIUM dispatch between a HIGH publish and its dispatch (tests below)
@@ -274,7 +274,7 @@ void ExpectHighRightAfterTheCallbackThatPublishedIt(Bus& bus, OnLowMedium action
     EXPECT_EQ(low.msg_id, 2U * i + 1U);
     EXPECT_EQ(high.msg_id, 2U * i + 2U);
   }
-  EXPECT_EQ(bus.QueueDepth(), 0U);
+  EXPECT_EQ(bus.QueueOccupancy(), 0U);
 }
 
 TYPED_TEST(HighLaneTest, HighPublishedInACallbackIsTheNextDispatch) {
@@ -308,8 +308,8 @@ void ExpectHighOfTheLastCallbackInTheSameBatch(Bus& bus, uint32_t lows, bool use
   // Every LOW publishes a HIGH, the batch's last one too: the batch does not return before
   // dispatching it (the caller may do other work before its next ProcessBatch).
   EXPECT_EQ(consumer.Process(), 2U * lows);
-  EXPECT_EQ(bus.HighQueueDepth(), 0U);
-  EXPECT_EQ(bus.QueueDepth(), 0U);
+  EXPECT_EQ(bus.HighRingOccupancy(), 0U);
+  EXPECT_EQ(bus.QueueOccupancy(), 0U);
 }
 
 TYPED_TEST(HighLaneTest, HighPublishedInTheLastCallbackOfABatchIsDispatchedInThatBatch) {
@@ -372,7 +372,7 @@ TYPED_TEST(HighLaneTest, BareMetalFullRingStillAdmitsHighUntilTheHighLaneIsFull)
   EXPECT_EQ(g_queue_full.load(), 0U) << "BARE_METAL reports nothing";
   EXPECT_EQ(bus.GetStatistics().messages_published, 0U) << "BARE_METAL counts nothing";
   EXPECT_EQ(bus.GetStatistics().messages_dropped, 0U);
-  EXPECT_EQ(bus.QueueDepth(), 64U + TypeParam::kHighQueueDepth);
+  EXPECT_EQ(bus.QueueOccupancy(), 64U + TypeParam::kHighQueueDepth);
 }
 
 // ----- msg_id and QUEUE_FULL --------------------------------------------------------------------
@@ -486,7 +486,7 @@ TYPED_TEST(HighLaneTest, AHighFloodLeavesLowMediumOneMessagePerLaneOfHighAndNoHi
   };
   for (batch = 0U; batch < 8U; ++batch) {
     top_up_high();
-    ASSERT_EQ(bus.HighQueueDepth(), TypeParam::kHighQueueDepth);
+    ASSERT_EQ(bus.HighRingOccupancy(), TypeParam::kHighQueueDepth);
     in_batch = 0U;
     const uint32_t n = bus.ProcessBatch();
     EXPECT_EQ(n, in_batch);
@@ -517,7 +517,7 @@ TYPED_TEST(HighLaneTest, ExactlyABatchOfHighLeavesTheLowMediumShareOfTheBatch) {
 // G-2: QueueDepth and the backpressure level cover the HIGH lane
 TYPED_TEST(HighLaneTest, QueueDepthAndBackpressureCoverTheHighLane) {
   auto& bus = this->bus();
-  EXPECT_EQ(bus.HighQueueDepth(), 0U);
+  EXPECT_EQ(bus.HighRingOccupancy(), 0U);
   EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::NORMAL);
   EXPECT_EQ(TypeParam::TotalCapacity(),
             64U + 16U + uint64_t{TypeParam::LaneCount()} * TypeParam::kLaneDepth);
@@ -526,8 +526,8 @@ TYPED_TEST(HighLaneTest, QueueDepthAndBackpressureCoverTheHighLane) {
   for (uint32_t i = 0U; i < 15U; ++i) {
     ASSERT_TRUE(bus.PublishWithPriority(Note{kHighSeq + i}, 2U, MessagePriority::kHigh));
   }
-  EXPECT_EQ(bus.HighQueueDepth(), 15U);
-  EXPECT_EQ(bus.QueueDepth(), 15U);
+  EXPECT_EQ(bus.HighRingOccupancy(), 15U);
+  EXPECT_EQ(bus.QueueOccupancy(), 15U);
   EXPECT_EQ(bus.QueueUtilizationPercent(), 93U);
   EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::CRITICAL);
   ASSERT_TRUE(bus.PublishWithPriority(Note{kHighSeq + 15U}, 2U, MessagePriority::kHigh));
@@ -536,20 +536,20 @@ TYPED_TEST(HighLaneTest, QueueDepthAndBackpressureCoverTheHighLane) {
 
   // 52 of 64 normal slots (81 %, WARNING) do not hide the full HIGH lane; the depth is the sum.
   ASSERT_EQ(FillWithMedium(bus), kMediumLimit);
-  EXPECT_EQ(bus.QueueDepth(), kMediumLimit + 16U);
+  EXPECT_EQ(bus.QueueOccupancy(), kMediumLimit + 16U);
   EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::FULL);
 
   // Once the HIGH lane is empty the normal ring decides.
   Consumer<TypeParam> consumer(bus);
   ASSERT_EQ(consumer.Process(), TypeParam::kBatchSize);
   ASSERT_EQ(consumer.Process(), TypeParam::kBatchSize + TypeParam::kBatchSize);
-  EXPECT_EQ(bus.HighQueueDepth(), 0U);
-  EXPECT_EQ(bus.QueueDepth(), kMediumLimit - TypeParam::kBatchSize);  // 44 of 64: 68 %
+  EXPECT_EQ(bus.HighRingOccupancy(), 0U);
+  EXPECT_EQ(bus.QueueOccupancy(), kMediumLimit - TypeParam::kBatchSize);  // 44 of 64: 68 %
   EXPECT_EQ(bus.QueueUtilizationPercent(), 68U);
   EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::NORMAL);
   uint32_t lanes_total = 0U;
   for (uint32_t lane = 0U; lane <= TypeParam::LaneCount(); ++lane) {
-    lanes_total += bus.LaneQueueDepth(lane);
+    lanes_total += bus.LaneOccupancy(lane);
   }
   EXPECT_EQ(lanes_total, kMediumLimit - TypeParam::kBatchSize)
       << "the lanes and the shared ring hold every LOW/MEDIUM message; HIGH is not in them";
@@ -569,9 +569,9 @@ TEST(NoHighLane, HighSharesTheRingInFifoOrder) {
   for (uint32_t i = 0U; i < 5U; ++i) {
     ASSERT_TRUE(bus->PublishWithPriority(Note{i}, 1U, order[i]));
   }
-  EXPECT_EQ(bus->HighQueueDepth(), 0U);
-  EXPECT_EQ(bus->QueueDepth(), 5U);
-  EXPECT_EQ(bus->LaneQueueDepth(NoHighLaneBus::LaneCount()), 5U);
+  EXPECT_EQ(bus->HighRingOccupancy(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 5U);
+  EXPECT_EQ(bus->LaneOccupancy(NoHighLaneBus::LaneCount()), 5U);
   Consumer<NoHighLaneBus> consumer(*bus);
   EXPECT_EQ(consumer.Process(), 5U);
   ASSERT_EQ(consumer.log.size(), 5U);

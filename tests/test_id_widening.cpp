@@ -329,7 +329,7 @@ TEST(IdWideningStress, RefusalsFromSignalHandlersOnTheConsumerThreadComplete) {
 
 // G-25: the producers' cached head only moves forward
 TEST(CachedHead, OnlyMovesForwardUnderRacingRefreshes) {
-  using Ring = mccc::MpscRing<uint32_t, 16U, false, false, uint32_t, 64U>;
+  using Ring = mccc::detail::MpscRing<uint32_t, 16U, false, false, uint32_t, 64U>;
   auto ring = std::make_unique<Ring>(static_cast<uint32_t>(kTwoTo32 - 1000U));
   constexpr int kProducers = 3;
   constexpr uint32_t kPerProducer = 200000U;

@@ -307,7 +307,7 @@ TYPED_TEST(LoanDelivery, EverySubscriberGetsTheBlockItselfWithItsContentsAndHead
   ASSERT_TRUE(bus.Publish(std::move(loan), 21U));
   EXPECT_FALSE(loan) << "a published loan is handed over";  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(bus.template GetLoanStatistics<Scan>().in_use, 1U) << "queued: still in use";
-  EXPECT_EQ(bus.QueueDepth(), 1U);
+  EXPECT_EQ(bus.QueueOccupancy(), 1U);
 
   EXPECT_EQ(bus.ProcessBatch(), 1U);
   for (const Seen* seen : {&with_header, &plain}) {
@@ -612,7 +612,7 @@ TYPED_TEST(LoanDelivery, ALoanOfAnotherBusIsRefusedAndStaysIntactForItsOwnBus) {
   EXPECT_EQ(g_foreign.load(), loan_refusals + 1U);
   EXPECT_EQ(g_nonzero_foreign_ids.load(), 0U) << "FOREIGN_LOAN carries msg_id 0";
   EXPECT_EQ(g_queue_full.load() + g_invalid.load() + g_other_errors.load(), 0U);
-  EXPECT_EQ(bus.QueueDepth(), 0U) << "no slot was claimed";
+  EXPECT_EQ(bus.QueueOccupancy(), 0U) << "no slot was claimed";
   const mccc::BusStatisticsSnapshot counted = bus.GetStatistics();
   EXPECT_EQ(counted.messages_published + counted.messages_dropped, 0U);
   EXPECT_EQ(counted.loan_blocks_in_use, 0U);
@@ -785,7 +785,7 @@ TEST_F(LoanBus, AnEmptyLoanIsRefusedAsInvalidAndNothingIsQueued) {
   const mccc::BusStatisticsSnapshot s = bus.GetStatistics();
   EXPECT_EQ(s.messages_published, 1U);
   EXPECT_EQ(s.messages_dropped, 0U) << "an invalid publish never reached the ring";
-  EXPECT_EQ(bus.QueueDepth(), 1U);
+  EXPECT_EQ(bus.QueueOccupancy(), 1U);
   EXPECT_EQ(bus.ProcessBatch(), 1U);
 }
 
@@ -817,7 +817,7 @@ TEST_F(LoanBus, AForeignLoanIsRefusedThroughAProducerHandleAndRetainOfItIsEmpty)
   EXPECT_EQ(loan.Priority(), MessagePriority::kHigh);
   EXPECT_TRUE(ScanIsIntact(*loan, 6U, 66U));
   EXPECT_EQ(g_foreign.load(), 4U);
-  EXPECT_EQ(bus.QueueDepth(), 0U);
+  EXPECT_EQ(bus.QueueOccupancy(), 0U);
 
   EXPECT_FALSE(bus.Retain(*loan)) << "a message in another bus's pool";
   Retained<Scan> kept_in_callback;

@@ -26,7 +26,7 @@ struct Counted {
 };
 
 template <typename Position, bool kSingleProducer = false>
-using Ring = mccc::MpscRing<Counted, 8U, kSingleProducer, false, Position, 64U>;
+using Ring = mccc::detail::MpscRing<Counted, 8U, kSingleProducer, false, Position, 64U>;
 
 template <typename RingT, typename Position>
 bool PushValue(RingT& ring, Position limit, uint64_t value) {
@@ -190,7 +190,7 @@ TEST(MpscRing, BatchWrapAround32BitMultiProducer) {
 // producer resumes.
 // G-18: a producer suspended between claim and publish: no half-written read, nothing lost
 TEST(MpscRing, SuspendedProducerBlocksOnlyUntilItResumes) {
-  using R = mccc::MpscRing<Counted, 64U, false, false, uint64_t, 64U>;
+  using R = mccc::detail::MpscRing<Counted, 64U, false, false, uint64_t, 64U>;
   auto ring = std::make_unique<R>();
   struct Gate {
     std::atomic<bool> suspended{false};

@@ -369,7 +369,7 @@ ProducerReport PublishEverything(Bus& bus) {
   // Statistics and state from a producer thread.
   const mccc::BusStatisticsSnapshot statistics = bus.GetStatistics();
   static_cast<void>(statistics);
-  static_cast<void>(bus.QueueDepth());
+  static_cast<void>(bus.QueueOccupancy());
   static_cast<void>(bus.QueueUtilizationPercent());
   static_cast<void>(bus.GetBackpressureLevel());
   report.later_publishes = scope.Stop();
@@ -419,7 +419,7 @@ TYPED_TEST(NoAllocationTest, NothingAllocatesAfterConstruction) {
         [&samples](const Sample&) { ++samples; }, [&commands](const Command&) { ++commands; }));
     static_cast<void>(bus->Unsubscribe(on_sample));
     static_cast<void>(bus->Unsubscribe(on_command));
-    while (bus->QueueDepth() != 0U) {
+    while (bus->QueueOccupancy() != 0U) {
       dispatched += bus->ProcessBatch();
     }
     const mccc::BusStatisticsSnapshot statistics = bus->GetStatistics();
@@ -630,7 +630,7 @@ TEST(NoAllocation, LoansAllocateNothing) {
       ++delivered;
       kept = bus->Retain(map);  // the latest map, kept beyond the callback
     });
-    while (bus->QueueDepth() != 0U) {
+    while (bus->QueueOccupancy() != 0U) {
       static_cast<void>(bus->ProcessBatch());
     }
     kept.Reset();

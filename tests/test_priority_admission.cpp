@@ -93,7 +93,7 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
     const MessagePriority p = PriorityOf(i);
     const auto k = static_cast<std::size_t>(p);
     ++sent[k];
-    const uint32_t depth_before = bus->QueueDepth();
+    const uint32_t depth_before = bus->QueueOccupancy();
     if (bus->PublishWithPriority(Msg{i}, 1U, p)) {
       ++admitted[k];
     } else {
@@ -115,7 +115,7 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   EXPECT_EQ(dropped[kMedium], 11066U);
   EXPECT_EQ(admitted[kLow], 31457U);
   EXPECT_EQ(dropped[kLow], 28543U);
-  EXPECT_EQ(bus->QueueDepth(), 110391U);
+  EXPECT_EQ(bus->QueueOccupancy(), 110391U);
   // LOW is refused first: its drops start before any MEDIUM drop.
   const auto s = bus->GetStatistics();
   EXPECT_EQ(s.high_priority_published, admitted[kHigh]);
@@ -133,7 +133,7 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   while (bus->PublishWithPriority(Msg{0U}, 1U, MessagePriority::HIGH)) {
     ++high_admitted;
   }
-  EXPECT_EQ(bus->QueueDepth(), 129762U);
+  EXPECT_EQ(bus->QueueOccupancy(), 129762U);
   EXPECT_EQ(high_admitted, 129762U - 110391U);
   EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::CRITICAL);
 
@@ -151,7 +151,7 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   }
   EXPECT_TRUE(ordered);
   EXPECT_EQ(delivered, 129762U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 }
 
 // The same burst on the default bus: LOW and MEDIUM fill the normal ring exactly as above but
@@ -166,8 +166,8 @@ TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
   for (uint32_t i = 0; i < kBurst; ++i) {
     const MessagePriority p = PriorityOf(i);
     const auto k = static_cast<std::size_t>(p);
-    const uint32_t high_before = bus->HighQueueDepth();
-    const uint32_t normal_before = bus->QueueDepth() - high_before;
+    const uint32_t high_before = bus->HighRingOccupancy();
+    const uint32_t normal_before = bus->QueueOccupancy() - high_before;
     if (bus->PublishWithPriority(Msg{i}, 1U, p)) {
       ++admitted[k];
     } else {
@@ -191,8 +191,8 @@ TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
   EXPECT_EQ(dropped[kMedium], 0U);
   EXPECT_EQ(admitted[kLow], 39322U);
   EXPECT_EQ(dropped[kLow], 20678U);
-  EXPECT_EQ(bus->HighQueueDepth(), 1024U);
-  EXPECT_EQ(bus->QueueDepth(), 99322U + 1024U);
+  EXPECT_EQ(bus->HighRingOccupancy(), 1024U);
+  EXPECT_EQ(bus->QueueOccupancy(), 99322U + 1024U);
   const auto s = bus->GetStatistics();
   EXPECT_EQ(s.high_priority_published, admitted[kHigh]);
   EXPECT_EQ(s.medium_priority_published, admitted[kMedium]);
@@ -222,7 +222,7 @@ TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
   EXPECT_TRUE(high_first);
   EXPECT_TRUE(ordered);
   EXPECT_EQ(delivered, 99322U + 1024U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 }
 
 struct Depth128Traits : mccc::DefaultBusTraits {
@@ -236,7 +236,7 @@ TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {
   // At each occupancy try LOW, then MEDIUM, then HIGH; the first one admitted grows the queue by
   // one. Which one that is shows the order in which priorities are refused.
   for (uint32_t occ = 0; occ < 128U; ++occ) {
-    ASSERT_EQ(bus->QueueDepth(), occ);
+    ASSERT_EQ(bus->QueueOccupancy(), occ);
     const bool low = occ < 77U;
     const bool medium = occ < 103U;
     const bool high = occ < 127U;
@@ -254,7 +254,7 @@ TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {
     }
     EXPECT_TRUE(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::HIGH)) << occ;
   }
-  EXPECT_EQ(bus->QueueDepth(), 127U);
+  EXPECT_EQ(bus->QueueOccupancy(), 127U);
   const auto s = bus->GetStatistics();
   EXPECT_EQ(s.low_priority_published, 77U);
   EXPECT_EQ(s.medium_priority_published, 103U - 77U);

@@ -217,7 +217,7 @@ TEST(ProducerLanes, AThreadPublishesOnItsOwnLane) {
     ASSERT_TRUE(bus->Publish(Item{0U, 0U}, 1U));
     lane = LaneOfThisThread<LanesBus>();
     for (uint32_t ring = 0U; ring <= LanesBus::LaneCount(); ++ring) {
-      depths[ring] = bus->LaneQueueDepth(ring);
+      depths[ring] = bus->LaneOccupancy(ring);
     }
   });
   producer.join();
@@ -225,8 +225,8 @@ TEST(ProducerLanes, AThreadPublishesOnItsOwnLane) {
   for (uint32_t ring = 0U; ring <= LanesBus::LaneCount(); ++ring) {
     EXPECT_EQ(depths[ring], ring == lane ? 1U : 0U) << "ring " << ring;
   }
-  EXPECT_EQ(bus->LaneQueueDepth(LanesBus::LaneCount() + 1U), 0U) << "beyond the rings: 0";
-  EXPECT_EQ(bus->QueueDepth(), 1U);
+  EXPECT_EQ(bus->LaneOccupancy(LanesBus::LaneCount() + 1U), 0U) << "beyond the rings: 0";
+  EXPECT_EQ(bus->QueueOccupancy(), 1U);
   EXPECT_EQ(LanesBus::TotalCapacity(), 64U + 16U + 4U * 128U);
 }
 
@@ -241,10 +241,10 @@ TEST(ProducerLanes, AHandleOwnsALaneAndAMovedFromHandlePublishesNothing) {
   EXPECT_TRUE(handle.PublishEmplace<Item>(1U, MessagePriority::kMedium, Item{0U, 2U}));
   const std::array<Item, 2> batch = {Item{0U, 3U}, Item{0U, 4U}};
   EXPECT_EQ(handle.PublishBatch(batch.data(), 2U, 1U), 2U);
-  EXPECT_EQ(bus->LaneQueueDepth(lane), 5U);
+  EXPECT_EQ(bus->LaneOccupancy(lane), 5U);
   EXPECT_TRUE(handle.PublishWithPriority(Item{0U, 5U}, 1U, MessagePriority::kHigh));
-  EXPECT_EQ(bus->LaneQueueDepth(lane), 5U) << "HIGH travels on the HIGH lane";
-  EXPECT_EQ(bus->HighQueueDepth(), 1U);
+  EXPECT_EQ(bus->LaneOccupancy(lane), 5U) << "HIGH travels on the HIGH lane";
+  EXPECT_EQ(bus->HighRingOccupancy(), 1U);
 
   LanesBus::Producer moved = std::move(handle);
   EXPECT_FALSE(handle.HasOwnLane());  // NOLINT(bugprone-use-after-move): the point of the test
@@ -256,12 +256,12 @@ TEST(ProducerLanes, AHandleOwnsALaneAndAMovedFromHandlePublishesNothing) {
   LanesBus::Producer empty;
   EXPECT_FALSE(empty.HasOwnLane());
   EXPECT_FALSE(empty.Publish(Item{0U, 6U}, 1U));
-  EXPECT_EQ(bus->QueueDepth(), 6U) << "the moved-from and the empty handle published nothing";
+  EXPECT_EQ(bus->QueueOccupancy(), 6U) << "the moved-from and the empty handle published nothing";
 
   ASSERT_TRUE(moved.HasOwnLane());
   EXPECT_EQ(moved.Lane(), lane);
   EXPECT_TRUE(moved.Publish(Item{0U, 6U}, 1U));
-  EXPECT_EQ(bus->LaneQueueDepth(lane), 6U);
+  EXPECT_EQ(bus->LaneOccupancy(lane), 6U);
   // Per-producer order within a priority class: the lane's 6 LOW/MEDIUM in order, the HIGH first.
   std::vector<uint32_t> seqs;
   while (bus->ProcessBatchWith([&seqs](const auto& m) {
@@ -292,9 +292,9 @@ TEST(ProducerLanes, HandlesBeyondTheLanesUseTheSharedRing) {
     }
   }
   EXPECT_TRUE(handles.back().Publish(Item{0U, 0U}, 1U));
-  EXPECT_EQ(bus->LaneQueueDepth(LanesBus::LaneCount()), 1U);
+  EXPECT_EQ(bus->LaneOccupancy(LanesBus::LaneCount()), 1U);
   for (uint32_t lane = 0U; lane < LanesBus::LaneCount(); ++lane) {
-    EXPECT_EQ(bus->LaneQueueDepth(lane), 0U);
+    EXPECT_EQ(bus->LaneOccupancy(lane), 0U);
   }
   const uint32_t first_lane = handles.front().Lane();
   handles.clear();  // every identity returned
@@ -317,7 +317,7 @@ TEST(ProducerLanes, ALaneLeasedByAThreadThatExitsIsReusedAndItsMessagesComeFirst
   });
   first.join();  // its identity, and with it the lane, is returned at thread exit
   ASSERT_LT(first_lane, LanesBus::LaneCount());
-  EXPECT_EQ(bus->LaneQueueDepth(first_lane), 3U);
+  EXPECT_EQ(bus->LaneOccupancy(first_lane), 3U);
   std::thread second([&] {
     for (uint32_t seq = 0U; seq < 3U; ++seq) {
       EXPECT_TRUE(bus->PublishWithPriority(Item{2U, seq}, 2U, MessagePriority::kLow));
@@ -326,7 +326,7 @@ TEST(ProducerLanes, ALaneLeasedByAThreadThatExitsIsReusedAndItsMessagesComeFirst
   });
   second.join();
   EXPECT_EQ(second_lane, first_lane) << "the returned lane is the lowest free one";
-  EXPECT_EQ(bus->LaneQueueDepth(first_lane), 6U);
+  EXPECT_EQ(bus->LaneOccupancy(first_lane), 6U);
   const BusStatisticsSnapshot s = bus->GetLaneStatistics(first_lane);
   EXPECT_EQ(s.medium_priority_published, 3U);
   EXPECT_EQ(s.low_priority_published, 3U);
@@ -355,10 +355,10 @@ TEST(ProducerLanes, ABatchTakesEveryMessagePublishedBeforeItStarted) {
   for (uint32_t seq = 20U; seq < 25U; ++seq) {
     ASSERT_TRUE(handle.Publish(Item{1U, seq}, 1U));
   }
-  EXPECT_EQ(bus->LaneQueueDepth(handle.Lane()), 9U);
+  EXPECT_EQ(bus->LaneOccupancy(handle.Lane()), 9U);
   // The 4 the consumer saw before and the 5 published since: all queued when the batch starts.
   EXPECT_EQ(bus->ProcessBatch(), 9U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 }
 
 // G-10: the destructor destroys what is queued in the lanes
@@ -378,7 +378,7 @@ TEST(ProducerLanes, DestroyingTheBusDestroysEveryMessageLeftInALane) {
       ASSERT_TRUE(handle.Publish(Counted{1U, seq}, 1U));
     }
     EXPECT_EQ(g_live_counted.load(), 50 - static_cast<int>(LanesBus::kBatchSize));
-    EXPECT_EQ(bus->LaneQueueDepth(handle.Lane()), 50U - LanesBus::kBatchSize);
+    EXPECT_EQ(bus->LaneOccupancy(handle.Lane()), 50U - LanesBus::kBatchSize);
   }
   EXPECT_EQ(g_live_counted.load(), 0) << "messages left in a lane were not destroyed with the bus";
 }
@@ -410,30 +410,30 @@ TEST(ProducerLanes, AdmissionThresholdsArePercentagesOfTheLaneDepth) {
   uint32_t seq = 0U;
 
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kLow, seq), kLaneLow);
-  EXPECT_EQ(bus->LaneQueueDepth(lane), kLaneLow);
+  EXPECT_EQ(bus->LaneOccupancy(lane), kLaneLow);
   EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::NORMAL);  // 60 %
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kMedium, seq),
             kLaneMedium - kLaneLow);
   EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::WARNING);  // 80 %
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kHigh, seq),
             kLaneHigh - kLaneMedium);
-  EXPECT_EQ(bus->LaneQueueDepth(lane), kLaneHigh);
+  EXPECT_EQ(bus->LaneOccupancy(lane), kLaneHigh);
   EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::CRITICAL);  // 99 %
   EXPECT_EQ(bus->QueueUtilizationPercent(), 99U);
   EXPECT_EQ(g_queue_full.load(), 3U);
 
   // The full lane refuses only its owner: the neighbour's lane and the shared ring are empty.
   EXPECT_TRUE(neighbour.PublishWithPriority(Item{1U, 0U}, 2U, MessagePriority::kLow));
-  EXPECT_EQ(bus->LaneQueueDepth(neighbour.Lane()), 1U);
+  EXPECT_EQ(bus->LaneOccupancy(neighbour.Lane()), 1U);
 
   // BARE_METAL admits up to the whole lane.
   bus->SetPerformanceMode(PerformanceMode::BARE_METAL);
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kLow, seq),
             LanesNoHighBus::kLaneDepth - kLaneHigh);
-  EXPECT_EQ(bus->LaneQueueDepth(lane), LanesNoHighBus::kLaneDepth);
+  EXPECT_EQ(bus->LaneOccupancy(lane), LanesNoHighBus::kLaneDepth);
   EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::FULL);
   EXPECT_EQ(bus->QueueUtilizationPercent(), 100U);
-  EXPECT_EQ(bus->QueueDepth(), LanesNoHighBus::kLaneDepth + 1U);
+  EXPECT_EQ(bus->QueueOccupancy(), LanesNoHighBus::kLaneDepth + 1U);
   EXPECT_EQ(g_queue_full.load(), 3U) << "BARE_METAL reports nothing";
 
   bus->SetPerformanceMode(PerformanceMode::FULL_FEATURED);
@@ -456,9 +456,9 @@ TEST(ProducerLanes, WithAHighLaneHighIsAdmittedWhateverTheFillOfTheLane) {
   bus->SetPerformanceMode(PerformanceMode::FULL_FEATURED);
   EXPECT_EQ(PublishUntilRefused<LanesBus>(owner, MessagePriority::kHigh, seq),
             LanesBus::kHighQueueDepth);
-  EXPECT_EQ(bus->LaneQueueDepth(owner.Lane()), LanesBus::kLaneDepth);
-  EXPECT_EQ(bus->HighQueueDepth(), LanesBus::kHighQueueDepth);
-  EXPECT_EQ(bus->QueueDepth(), LanesBus::kLaneDepth + LanesBus::kHighQueueDepth);
+  EXPECT_EQ(bus->LaneOccupancy(owner.Lane()), LanesBus::kLaneDepth);
+  EXPECT_EQ(bus->HighRingOccupancy(), LanesBus::kHighQueueDepth);
+  EXPECT_EQ(bus->QueueOccupancy(), LanesBus::kLaneDepth + LanesBus::kHighQueueDepth);
 }
 
 // ----- fairness ----------------------------------------------------------------------------------
@@ -475,7 +475,7 @@ TEST(ProducerLanes, OneBatchServesEveryFullLaneAndTheSharedRing) {
       ++published[ring];
     }
     EXPECT_EQ(published[ring], ring < LanesBus::LaneCount() ? 128U : 64U) << "ring " << ring;
-    EXPECT_EQ(bus->LaneQueueDepth(ring), published[ring]);
+    EXPECT_EQ(bus->LaneOccupancy(ring), published[ring]);
   }
   std::array<uint32_t, kRings> next{};  // per ring: the next seq expected (FIFO per producer)
   std::array<uint32_t, kRings> in_batch{};
@@ -739,7 +739,7 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
   EXPECT_EQ(total.messages_processed, total.messages_published);
   EXPECT_EQ(g_queue_full.load(), flood_refused_total);
   EXPECT_EQ(g_other_errors.load(), 0U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 }
 
 // G-8 with producer lanes: a PublishBatch is delivered in order, with one timestamp and
@@ -904,7 +904,7 @@ TEST(ProducerLanes, ASignalHandlerInterruptingALanePublishKeepsItsThreadsOrder) 
     admitted[1] = bus->PublishEmplace<Raiser>(1U, MessagePriority::kMedium, 7U);
     g_raise_in_constructor.store(false);
     for (uint32_t ring = 0U; ring <= LanesBus::LaneCount(); ++ring) {
-      depth_after_raise[ring] = bus->LaneQueueDepth(ring);
+      depth_after_raise[ring] = bus->LaneOccupancy(ring);
     }
     // A handler that interrupts no publish (message 9:1) publishes on the lane directly.
     admitted[2] = std::raise(SIGUSR1) == 0;
@@ -920,7 +920,7 @@ TEST(ProducerLanes, ASignalHandlerInterruptingALanePublishKeepsItsThreadsOrder) 
     EXPECT_EQ(depth_after_raise[ring], ring == lane ? 3U : 0U)
         << "ring " << ring << ": the handler's message belongs in its thread's lane";
   }
-  EXPECT_EQ(bus->LaneQueueDepth(lane), 6U);
+  EXPECT_EQ(bus->LaneOccupancy(lane), 6U);
   EXPECT_EQ(bus->GetLaneStatistics(lane).medium_priority_published, 6U);
   EXPECT_EQ(bus->GetLaneStatistics(LanesBus::LaneCount()).messages_published, 0U);
   EXPECT_EQ(DrainInOrder(*bus),
@@ -932,7 +932,7 @@ TEST(ProducerLanes, ASignalHandlerInterruptingALanePublishKeepsItsThreadsOrder) 
 // waits in the handler area, so the lane always has room for it; a batch published by a handler
 // inside a lane publish takes at most the area's kHandlerSlots.
 TEST(ProducerLanes, AHandlerBatchInsideALanePublishIsBoundedByTheHandlerArea) {
-  using Lane = mccc::ProducerLane<int, 8U, uint32_t, 64U, 2U>;
+  using Lane = mccc::detail::ProducerLane<int, 8U, uint32_t, 64U, 2U>;
   static_assert(Lane::kHandlerSlots == 2U, "");
   auto lane = std::make_unique<Lane>();
   const auto no_claim = []() noexcept { return 0; };
@@ -944,14 +944,14 @@ TEST(ProducerLanes, AHandlerBatchInsideALanePublishIsBoundedByTheHandlerArea) {
       ::new (storage) int(value + static_cast<int>(index));
     };
   };
-  mccc::LaneClaim<uint32_t> inner{};
-  mccc::LaneClaim<uint32_t> inner_full{};
-  mccc::LaneClaim<uint32_t> innermost{};
+  mccc::detail::LaneClaim<uint32_t> inner{};
+  mccc::detail::LaneClaim<uint32_t> inner_full{};
+  mccc::detail::LaneClaim<uint32_t> innermost{};
   // The outer publish of 3 elements (10, 11, 12); while it builds its first, a "handler"
   // publishes a batch of 3 (20..22), and while that one builds its first element a handler of
   // the handler publishes one (50): refused, the area is being written. Then the first handler
   // publishes one more (30): the area holds 2, so the batch got 2 and this one is refused.
-  const mccc::LaneClaim<uint32_t> outer =
+  const mccc::detail::LaneClaim<uint32_t> outer =
       publish(8U, 3U, [&](void* storage, uint32_t index, int) noexcept {
         if (index == 0U) {
           inner = publish(8U, 3U, [&](void* inner_storage, uint32_t inner_index, int) noexcept {
@@ -973,7 +973,7 @@ TEST(ProducerLanes, AHandlerBatchInsideALanePublishIsBoundedByTheHandlerArea) {
   EXPECT_EQ(lane->Occupancy(), 5U);
   // A second outer publish of 1 while the lane holds 5 of 8 with a limit of 7: a handler
   // inside it counts 5 + 1 (the outer's) and is admitted for exactly 1 of its 3.
-  const mccc::LaneClaim<uint32_t> second =
+  const mccc::detail::LaneClaim<uint32_t> second =
       publish(7U, 1U, [&](void* storage, uint32_t, int) noexcept {
         inner = publish(7U, 3U, build(40));
         EXPECT_EQ(lane->Occupancy(), 5U)
@@ -1036,7 +1036,7 @@ TEST(ProducerLanes, ALaneTakesItsEnvelopesBackToBackPlusThreeLines) {
   using Envelope = mccc::MessageEnvelope<Payload>;
   constexpr std::size_t kLine = 64U;
   constexpr std::size_t kDepth = 128U;
-  using Lane = mccc::ProducerLane<Envelope, kDepth, uint64_t, kLine>;
+  using Lane = mccc::detail::ProducerLane<Envelope, kDepth, uint64_t, kLine>;
   const std::size_t slots = (kDepth + Lane::kHandlerSlots) * sizeof(Envelope);
   EXPECT_EQ(sizeof(Lane), 3U * kLine + (slots + kLine - 1U) / kLine * kLine);
 }

@@ -52,7 +52,7 @@ void ConsumeThenObserve(void* raw, typename Bus::Position) {
   auto& context = *static_cast<HookContext<Bus>*>(raw);
   Observation seen;
   seen.consumed = context.bus->ProcessBatch();
-  seen.depth = context.bus->QueueDepth();
+  seen.depth = context.bus->QueueOccupancy();
   seen.utilisation = context.bus->QueueUtilizationPercent();
   seen.level = context.bus->GetBackpressureLevel();
   context.observations.push_back(seen);
@@ -88,7 +88,7 @@ TYPED_TEST(SnapshotBounds, ConsumedBeforePublishReturnsReadsEmpty) {
     EXPECT_EQ(seen.level, mccc::BackpressureLevel::NORMAL);
   }
   EXPECT_EQ(delivered, 3U * Bus::Capacity() + 5U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 }
 
 // Admission after such a publish sees the room that is really there: a LOW message is admitted
@@ -104,7 +104,7 @@ TYPED_TEST(SnapshotBounds, AdmissionAfterEarlyConsumptionSeesRoom) {
     ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::LOW)) << i;
   }
   EXPECT_FALSE(bus->PublishWithPriority(Sample{0U}, 1U, mccc::MessagePriority::LOW));
-  EXPECT_EQ(bus->QueueDepth(), Bus::Admission::LimitFor(mccc::MessagePriority::LOW));
+  EXPECT_EQ(bus->QueueOccupancy(), Bus::Admission::LimitFor(mccc::MessagePriority::LOW));
 }
 
 // With a real consumer thread racing a single producer that keeps at most kInFlight messages
@@ -124,7 +124,7 @@ TEST(SnapshotBoundsStress, SingleProducerDepthNeverExceedsOutstanding) {
   std::thread consumer([&] {
     while (delivered.load(std::memory_order_relaxed) < kMessages) {  // relaxed: own counter
       static_cast<void>(bus->ProcessBatch());
-      const uint32_t depth = bus->QueueDepth();
+      const uint32_t depth = bus->QueueOccupancy();
       worst = depth > worst ? depth : worst;
     }
   });

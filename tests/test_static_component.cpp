@@ -144,7 +144,7 @@ TEST_F(StaticComponentTest, VisitorCallsHandlersAndIgnoresOtherTypes) {
   EXPECT_EQ(controller.command_ids, (std::vector<uint64_t>{3U, 7U}));  // delivery order ids
   EXPECT_EQ(controller.base_messages, 0);
   EXPECT_EQ(bus_->GetStatistics().processing_errors, 0U);
-  EXPECT_EQ(bus_->QueueDepth(), 0U);
+  EXPECT_EQ(bus_->QueueOccupancy(), 0U);
 }
 
 TEST_F(StaticComponentTest, BoolHandlerReturningFalseIsAProcessingError) {

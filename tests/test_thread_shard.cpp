@@ -37,7 +37,7 @@ using Rings = std::array<uint32_t, LanesBus::LaneCount() + 1U>;
 Rings DepthOfEveryRing(const LanesBus& bus) {
   Rings depth{};
   for (uint32_t ring = 0U; ring <= LanesBus::LaneCount(); ++ring) {
-    depth[ring] = bus.LaneQueueDepth(ring);
+    depth[ring] = bus.LaneOccupancy(ring);
   }
   return depth;
 }

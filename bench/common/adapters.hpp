@@ -190,7 +190,7 @@ class MccAdapter {
   MccAdapter(const Options& options, Sink& sink) : bus_(std::make_unique<Bus>()), sink_(&sink) {
     if constexpr (kUsesHandles) {
       // Before any subscription, so the warm-up messages reach no sink.
-      bus_->SetPerformanceMode(mccc::PerformanceMode::BARE_METAL);  // admits up to a full lane
+      bus_->SetPerformanceMode(mccc::PerformanceMode::kBareMetal);  // admits up to a full lane
       const P proto = Prototype<P>();
       for (int id = 0; id < options.producers && id < kMaxProducers; ++id) {
         handles_.push_back(bus_->MakeProducer());

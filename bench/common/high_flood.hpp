@@ -210,7 +210,7 @@ HighFloodOutcome RunHighUnderFlood(uint64_t warmup, uint64_t samples, uint64_t p
       while (done < kPushBatchSize && !stop.load(std::memory_order_relaxed)) {
         const uint32_t n =
             bus->PublishBatch(batch.data() + done, static_cast<uint32_t>(kPushBatchSize - done), 1U,
-                              mccc::MessagePriority::LOW);
+                              mccc::MessagePriority::kLow);
         low_refused += kPushBatchSize - done - n;
         done += n;
       }
@@ -223,7 +223,7 @@ HighFloodOutcome RunHighUnderFlood(uint64_t warmup, uint64_t samples, uint64_t p
     }
     start_gate(2);  // above the flooder: its wake-ups preempt it
     // Start once the flood has filled the normal ring to LOW's limit.
-    while (bus->LaneQueueDepth(Bus::LaneCount()) + 1U < low_limit) {
+    while (bus->LaneOccupancy(Bus::LaneCount()) + 1U < low_limit) {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     timespec deadline{};
@@ -238,13 +238,13 @@ HighFloodOutcome RunHighUnderFlood(uint64_t warmup, uint64_t samples, uint64_t p
         ++deadline.tv_sec;
       }
       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nullptr);
-      fill[i] = 100.0 * static_cast<double>(bus->LaneQueueDepth(Bus::LaneCount())) /
+      fill[i] = 100.0 * static_cast<double>(bus->LaneOccupancy(Bus::LaneCount())) /
                 static_cast<double>(kDepth);
       m.seq = i;
       // Ordered: the occupancy read above loads lines the other two threads write, and those
       // misses belong to the benchmark, not to the latency of the publish that follows.
       m.sent = Ticks::ReadOrdered();
-      while (!bus->PublishWithPriority(m, 2U, mccc::MessagePriority::HIGH)) {
+      while (!bus->PublishWithPriority(m, 2U, mccc::MessagePriority::kHigh)) {
         ++high_refused;
         m.sent = Ticks::ReadOrdered();
       }

@@ -217,7 +217,7 @@ int main() {
   mcu::Print(" HIGH), ");
   mcu::PrintUnsigned(stats.messages_processed);
   mcu::Print(" processed, ");
-  mcu::PrintUnsigned(bus.QueueDepth());
+  mcu::PrintUnsigned(bus.QueueOccupancy());
   mcu::Print(" queued\n");
   return timestamps_ok && stats.messages_processed == stats.messages_published ? 0 : 1;
 }

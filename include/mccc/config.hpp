@@ -99,7 +99,7 @@
 #endif
 #endif
 
-/// Slots of the HIGH lane: a ring of its own for HIGH messages, dispatched before any queued
+/// Slots of the HIGH ring: a ring of its own for HIGH messages, dispatched before any queued
 /// LOW/MEDIUM message (power of two; 0 = HIGH shares the normal ring). Hosted default 1024: a burst
 /// of a thousand emergency messages fits while the consumer is inside one long callback, for
 /// under 1 % of the default ring's memory. Bare-metal default 16: a few slots of scarce RAM.

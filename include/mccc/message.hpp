@@ -7,38 +7,35 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mccc/compat/enumerator_aliases.hpp"
+
 namespace mccc {
 
 /// @brief Admission class of a message. Under overload LOW is refused first, then MEDIUM, HIGH
 /// last. Each is admitted while the occupancy is below its share of the capacity; the shares are
-/// defined once, in PriorityAdmission (admission/priority_admission.hpp).
+/// defined once, in kPriorityClasses (admission/priority_table.hpp).
 ///
-/// Naming: every mccc enumerator is kCamelCase. The upper-case names of this file's enums
-/// (MessagePriority::HIGH, BusError::QUEUE_FULL, ...) are aliases of the same values, kept
-/// because existing code and the original MCCC's API use them.
+/// Naming: every mccc enumerator is kCamelCase. The original MCCC's upper-case names of this
+/// file's enums (MessagePriority::HIGH, BusError::QUEUE_FULL, ...) are aliases of the same
+/// values, declared by compat/enumerator_aliases.hpp for code written against it.
 enum class MessagePriority : uint8_t {
-  kLow = 0U,         ///< Refused first (PriorityAdmission::kLowPercent).
-  kMedium = 1U,      ///< The default (PriorityAdmission::kMediumPercent).
-  kHigh = 2U,        ///< Refused last (PriorityAdmission::kHighPercent).
-  LOW = kLow,        ///< Alias of kLow.
-  MEDIUM = kMedium,  ///< Alias of kMedium.
-  HIGH = kHigh,      ///< Alias of kHigh.
+  kLow = 0U,     ///< Refused first (PriorityAdmission::kLowPercent).
+  kMedium = 1U,  ///< The default (PriorityAdmission::kMediumPercent).
+  kHigh = 2U,    ///< Refused last (PriorityAdmission::kHighPercent).
+  MCCC_COMPAT_MESSAGE_PRIORITY_NAMES
 };
 
 /// @brief Number of priority classes (for arrays indexed by priority).
 inline constexpr std::size_t kPriorityCount = 3U;
 
 /// @brief Coarse fill level of the queue, derived from a snapshot of its occupancy. The
-/// boundaries are defined once, in PriorityAdmission (admission/priority_admission.hpp).
+/// boundaries are defined once, in kPriorityClasses (admission/priority_table.hpp).
 enum class BackpressureLevel : uint8_t {
-  kNormal = 0U,          ///< Below PriorityAdmission::kWarningPercent.
-  kWarning = 1U,         ///< From kWarningPercent to below kCriticalPercent.
-  kCritical = 2U,        ///< From kCriticalPercent until the queue is full.
-  kFull = 3U,            ///< Every slot is taken.
-  NORMAL = kNormal,      ///< Alias of kNormal.
-  WARNING = kWarning,    ///< Alias of kWarning.
-  CRITICAL = kCritical,  ///< Alias of kCritical.
-  FULL = kFull,          ///< Alias of kFull.
+  kNormal = 0U,    ///< Below PriorityAdmission::kWarningPercent.
+  kWarning = 1U,   ///< From kWarningPercent to below kCriticalPercent.
+  kCritical = 2U,  ///< From kCriticalPercent until the queue is full.
+  kFull = 3U,      ///< Every slot is taken.
+  MCCC_COMPAT_BACKPRESSURE_LEVEL_NAMES
 };
 
 /// @brief What the error callback reports.
@@ -66,20 +63,15 @@ enum class BusError : uint8_t {
   /// block; the publish returned false and left the loan with the caller, intact, to publish on
   /// the bus that lent it or to drop (msg_id: 0, no message was queued).
   kForeignLoan = 9U,
-  QUEUE_FULL = kQueueFull,                ///< Alias of kQueueFull.
-  INVALID_MESSAGE = kInvalidMessage,      ///< Alias of kInvalidMessage.
-  PROCESSING_ERROR = kProcessingError,    ///< Alias of kProcessingError.
-  OVERFLOW_DETECTED = kOverflowDetected,  ///< Alias of kOverflowDetected.
+  MCCC_COMPAT_BUS_ERROR_NAMES
 };
 
 /// @brief Runtime feature level of a bus (see AsyncBus::SetPerformanceMode).
 enum class PerformanceMode : uint8_t {
-  kFullFeatured = 0U,             ///< Priority admission, statistics, error callback.
-  kBareMetal = 1U,                ///< Rejects only when full; no statistics, no error callback.
-  kNoStats = 2U,                  ///< Priority admission and error callback, no statistics.
-  FULL_FEATURED = kFullFeatured,  ///< Alias of kFullFeatured.
-  BARE_METAL = kBareMetal,        ///< Alias of kBareMetal.
-  NO_STATS = kNoStats,            ///< Alias of kNoStats.
+  kFullFeatured = 0U,  ///< Priority admission, statistics, error callback.
+  kBareMetal = 1U,     ///< Rejects only when full; no statistics, no error callback.
+  kNoStats = 2U,       ///< Priority admission and error callback, no statistics.
+  MCCC_COMPAT_PERFORMANCE_MODE_NAMES
 };
 
 /// @brief Metadata of one message, filled in by the bus. An aggregate; a header declared without
@@ -141,7 +133,7 @@ struct BusStatisticsSnapshot {
 };
 
 /// @brief The error callback: a plain function pointer, callable from producer threads
-/// (QUEUE_FULL) and from the consumer thread (PROCESSING_ERROR, OVERFLOW_DETECTED).
+/// (kQueueFull) and from the consumer thread (kProcessingError, kOverflowDetected).
 using ErrorCallback = void (*)(BusError error, uint64_t msg_id);
 
 }  // namespace mccc

@@ -81,9 +81,9 @@ struct DefaultBusTraits {
   /// that unsubscribe while other cores run time-critical threads.
   static constexpr bool kAsymmetricFence = MCCC_ASYMMETRIC_FENCE != 0;
 
-  /// Slots of the HIGH lane (power of two; 0 = HIGH messages share the normal ring and only
-  /// admission favours them). With a HIGH lane, a HIGH message is dispatched before every
-  /// LOW/MEDIUM message still queued, and only a full HIGH lane refuses it. Costs
+  /// Slots of the HIGH ring (power of two; 0 = HIGH messages share the normal ring and only
+  /// admission favours them). With a HIGH ring, a HIGH message is dispatched before every
+  /// LOW/MEDIUM message still queued, and only a full HIGH ring refuses it. Costs
   /// kHighQueueDepth envelope slots.
   static constexpr uint32_t kHighQueueDepth = MCCC_HIGH_QUEUE_DEPTH;
 

@@ -340,7 +340,7 @@ int RunExport(const Arguments& args) {
   for (uint64_t i = 0U; i < messages; ++i) {
     if (i == blocked_messages && blocked_messages != 0U) {
       // Every message so far went through the exporter's subscription, with no importer there.
-      bridge_test::WaitFor([&] { return bus->QueueDepth() == 0U; }, 60000);
+      bridge_test::WaitFor([&] { return bus->QueueOccupancy() == 0U; }, 60000);
       std::printf("blocked_done=1\n");
       std::fflush(stdout);
       backlog_taken = bridge_test::WaitFor(

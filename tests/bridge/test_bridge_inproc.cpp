@@ -243,7 +243,7 @@ TEST(BridgeInproc, HighExactlyOnceUnderLowFloodAndRefusalsCountedExactlyOnBothSi
   std::array<uint64_t, 3> published{};
   uint64_t high_index = 0U;
   PublishFlood(*source, 0U, 20000U, false, false, admitted_priority, published, high_index);
-  ASSERT_TRUE(WaitFor([&] { return source->QueueDepth() == 0U; }, 60000));
+  ASSERT_TRUE(WaitFor([&] { return source->QueueOccupancy() == 0U; }, 60000));
   mccc::bridge::ImporterOptions import_options = ImportFrom(endpoints);
   import_options.mode = mccc::bridge::EndpointMode::kConnect;
   import_options.transport.high_water_mark = 64;

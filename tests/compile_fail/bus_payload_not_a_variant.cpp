@@ -11,5 +11,5 @@ using Bus = mccc::AsyncBus<std::variant<fixture::Imu>, fixture::SmallTraits>;
 
 int main() {
   static Bus bus;
-  return static_cast<int>(bus.QueueDepth());
+  return static_cast<int>(bus.QueueOccupancy());
 }

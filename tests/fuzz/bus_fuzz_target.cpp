@@ -480,7 +480,7 @@ class Harness {
     CheckIntrospection();
     if (drain_at_end_) {
       Drain(0U);
-      FUZZ_CHECK_EQ(bus_->QueueDepth(), 0U, "queue not empty after draining");
+      FUZZ_CHECK_EQ(bus_->QueueOccupancy(), 0U, "queue not empty after draining");
       CheckStatistics();
     }
     // Every loan and retained handle goes (each checked intact first): only the queued Cloud
@@ -657,7 +657,7 @@ class Harness {
   /// Invariants that hold between any two operations.
   void AfterOperation() {
     FUZZ_CHECK(log_.empty(), "an event nobody explained");
-    FUZZ_CHECK_EQ(bus_->QueueDepth(), Queued(), "QueueDepth");
+    FUZZ_CHECK_EQ(bus_->QueueOccupancy(), Queued(), "QueueDepth");
     long queued_text = 0;
     for (const std::deque<ModelMessage>* fifo : {&normal_, &high_}) {
       for (const ModelMessage& m : *fifo) {
@@ -953,7 +953,7 @@ class Harness {
       own_bus_published = foreign_->Publish(std::move(loan), sender);
     }
     FUZZ_CHECK(own_bus_published, "the loan refused here was not published on its own bus");
-    FUZZ_CHECK_EQ(foreign_->QueueDepth(), 1U, "the second bus's queue");
+    FUZZ_CHECK_EQ(foreign_->QueueOccupancy(), 1U, "the second bus's queue");
     FUZZ_CHECK_EQ(foreign_->template GetLoanStatistics<Cloud>().in_use, 1U,
                   "the second bus's pool while its loan is queued there");
     uint32_t clouds = 0U;
@@ -1955,10 +1955,10 @@ class Harness {
   }
 
   void CheckIntrospection() {
-    FUZZ_CHECK_EQ(bus_->QueueDepth(), Queued(), "QueueDepth");
-    FUZZ_CHECK_EQ(bus_->HighQueueDepth(), high_.size(), "HighQueueDepth");
+    FUZZ_CHECK_EQ(bus_->QueueOccupancy(), Queued(), "QueueDepth");
+    FUZZ_CHECK_EQ(bus_->HighRingOccupancy(), high_.size(), "HighQueueDepth");
     for (uint32_t ring = 0U; ring <= Bus::LaneCount() + 1U; ++ring) {
-      FUZZ_CHECK_EQ(bus_->LaneQueueDepth(ring), ring == own_ring_ ? normal_.size() : 0U,
+      FUZZ_CHECK_EQ(bus_->LaneOccupancy(ring), ring == own_ring_ ? normal_.size() : 0U,
                     "LaneQueueDepth (this thread's ring holds its LOW/MEDIUM messages)");
     }
     // Each ring against its own capacity; the fuller one is reported (the others are empty).

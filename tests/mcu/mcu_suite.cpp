@@ -445,10 +445,10 @@ void AdmissionAtEveryThreshold() {
 
   // From empty: LOW up to its limit, then MEDIUM up to its own; LOW stays refused.
   CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), L::kLow);
-  CHECK_EQ(bus.QueueDepth(), L::kLow);
+  CHECK_EQ(bus.QueueOccupancy(), L::kLow);
   CHECK_EQ(Errors(BusError::kQueueFull), 1U);
   CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kMedium, sequence), L::kMedium - L::kLow);
-  CHECK_EQ(bus.QueueDepth(), L::kMedium);
+  CHECK_EQ(bus.QueueOccupancy(), L::kMedium);
   CHECK(!bus.PublishWithPriority(Sample{kMainStream, 0U, sequence}, kMainSender,
                                  MessagePriority::kLow));
 
@@ -456,12 +456,12 @@ void AdmissionAtEveryThreshold() {
   const std::uint32_t high_admitted = PublishUntilRefused(bus, MessagePriority::kHigh, sequence);
   if constexpr (L::kHighLane > 0U) {
     CHECK_EQ(high_admitted, L::kHighLane);
-    CHECK_EQ(bus.HighQueueDepth(), L::kHighLane);
-    CHECK_EQ(bus.QueueDepth(), L::kMedium + L::kHighLane);
+    CHECK_EQ(bus.HighRingOccupancy(), L::kHighLane);
+    CHECK_EQ(bus.QueueOccupancy(), L::kMedium + L::kHighLane);
   } else {
     CHECK_EQ(high_admitted, L::kHigh - L::kMedium);
-    CHECK_EQ(bus.HighQueueDepth(), 0U);
-    CHECK_EQ(bus.QueueDepth(), L::kHigh);
+    CHECK_EQ(bus.HighRingOccupancy(), 0U);
+    CHECK_EQ(bus.QueueOccupancy(), L::kHigh);
   }
   CHECK(!bus.PublishWithPriority(Sample{kMainStream, 0U, sequence}, kMainSender,
                                  MessagePriority::kMedium));
@@ -536,7 +536,7 @@ void BackpressureAtEveryOccupancy() {
     if (!CHECK_EQ(bus.GetBackpressureLevel(),
                   ExpectedLevel<typename L::Admission>(occupancy, L::kDepth)) ||
         !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / L::kDepth) ||
-        !CHECK_EQ(bus.QueueDepth(), occupancy)) {
+        !CHECK_EQ(bus.QueueOccupancy(), occupancy)) {
       break;
     }
     if (occupancy < L::kDepth &&
@@ -553,7 +553,7 @@ void BackpressureAtEveryOccupancy() {
       if (!CHECK_EQ(bus.GetBackpressureLevel(),
                     ExpectedLevel<typename L::Admission>(occupancy, L::kHighLane)) ||
           !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / L::kHighLane) ||
-          !CHECK_EQ(bus.HighQueueDepth(), occupancy)) {
+          !CHECK_EQ(bus.HighRingOccupancy(), occupancy)) {
         break;
       }
       if (occupancy < L::kHighLane &&
@@ -596,7 +596,7 @@ void PublishBatchAdmitsAPrefix() {
   // LOW: the room below the LOW limit, then nothing.
   const std::uint32_t low = bus.PublishBatch(batch, kBatch, kMainSender, MessagePriority::kLow);
   CHECK_EQ(low, L::kLow - kPrefilled);
-  CHECK_EQ(bus.QueueDepth(), L::kLow);
+  CHECK_EQ(bus.QueueOccupancy(), L::kLow);
   CHECK_EQ(Errors(BusError::kQueueFull), 1U);
 
   // The refused rest, retried as MEDIUM: the room up to the MEDIUM limit.
@@ -631,7 +631,7 @@ void PublishBatchAdmitsAPrefix() {
   CHECK_EQ(Errors(BusError::kInvalidMessage), 1U);
   CHECK_EQ(bus.PublishBatch(batch, 3U, kMainSender, static_cast<MessagePriority>(7U)), 0U);
   CHECK_EQ(Errors(BusError::kInvalidMessage), 2U);
-  CHECK_EQ(bus.QueueDepth(), 0U);
+  CHECK_EQ(bus.QueueOccupancy(), 0U);
 
   // HIGH: the HIGH lane's room, or the ring up to the HIGH limit (all 40 from empty).
   const std::uint32_t high = bus.PublishBatch(batch, kBatch, kMainSender, MessagePriority::kHigh);
@@ -1033,7 +1033,7 @@ void InterruptPublishesWhileMainPublishesAndConsumes() {
   CHECK_EQ(checker.out_of_order, 0U);
   CHECK_EQ(checker.unexpected, 0U);
   CHECK_EQ(checker.time_went_back, 0U);
-  CHECK_EQ(bus.QueueDepth(), 0U);
+  CHECK_EQ(bus.QueueOccupancy(), 0U);
   // The interrupt really cut into the main loop's publishing and consuming, and the long
   // bursts met the MEDIUM limit.
   CHECK(Producer::during_main_publish > 0U);
@@ -1115,10 +1115,10 @@ struct HalfWrittenPublish {
   /// The SysTick handler: publishes, then consumes what a consumer may take at this instant.
   static void OnTick() noexcept {
     interrupt_ran = true;
-    depth_before = bus->QueueDepth();
+    depth_before = bus->QueueOccupancy();
     interrupt_admitted =
         bus->PublishWithPriority(Sample{kIsrStream, 0U, 77U}, kIsrSender, interrupt_priority);
-    depth_after = bus->QueueDepth();
+    depth_after = bus->QueueOccupancy();
     consumed_by_interrupt = bus->ProcessBatchWith(Recorder{&g_isr_log});
   }
 };
@@ -1178,7 +1178,7 @@ void InterruptInsideHalfWrittenPublishCase(MessagePriority interrupt_priority) {
   const BusStatisticsSnapshot s = bus.GetStatistics();
   CHECK_EQ(s.messages_published, 2U);
   CHECK_EQ(s.messages_processed, 2U);
-  CHECK_EQ(bus.QueueDepth(), 0U);
+  CHECK_EQ(bus.QueueOccupancy(), 0U);
 }
 
 template <typename Config>
@@ -1435,7 +1435,7 @@ void LoanFillPublishDeliver() {
   CHECK_EQ(BlocksInUse(bus), 1U);
   CHECK(bus.Publish(std::move(loan), kMainSender));
   CHECK(!loan);
-  CHECK_EQ(bus.QueueDepth(), 1U);
+  CHECK_EQ(bus.QueueOccupancy(), 1U);
   CHECK_EQ(BlocksInUse(bus), 1U);  // queued: the slot holds the block
   CHECK_EQ(bus.ProcessBatch(), 1U);
   CHECK_EQ(g_scan_log.size, 1U);
@@ -1648,7 +1648,7 @@ void RefusedPublishKeepsTheLoan() {
   const std::uint32_t invalid_before = Errors(BusError::kInvalidMessage);
   CHECK(!bus.Publish(std::move(loan), kMainSender));
   CHECK_EQ(Errors(BusError::kInvalidMessage), invalid_before + 1U);
-  CHECK_EQ(bus.QueueDepth(), 0U);
+  CHECK_EQ(bus.QueueOccupancy(), 0U);
   CHECK(bus.Unsubscribe(handle));
 }
 
@@ -1929,7 +1929,7 @@ void InterruptLoansWhileMainLoansAndConsumes() {
   CHECK_EQ(Checker::corrupted, 0U);
   CHECK(Checker::retained > 0U);
   CHECK_EQ(BlocksInUse(bus), 0U);
-  CHECK_EQ(bus.QueueDepth(), 0U);
+  CHECK_EQ(bus.QueueOccupancy(), 0U);
   // The interrupt really cut into the main loop's loans and batches.
   CHECK(Loaner::during_main_loan > 0U);
   CHECK(Loaner::during_main_consume > 0U);

@@ -400,7 +400,7 @@ TIMING_MEASURED std::uint32_t OpResetStatistics() {
 
 template <typename Bus>
 TIMING_MEASURED std::uint32_t OpQueueDepth() {
-  return g_bus<Bus>->QueueDepth();
+  return g_bus<Bus>->QueueOccupancy();
 }
 
 template <typename Bus>

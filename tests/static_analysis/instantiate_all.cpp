@@ -157,7 +157,7 @@ int ExerciseBus() {
   Check(bus->Publish(Name("motor"), 7U), failures);
   static_cast<void>(whole);
 
-  Check(bus->QueueDepth() == 8U, failures);
+  Check(bus->QueueOccupancy() == 8U, failures);
   Check(bus->QueueUtilizationPercent() <= 100U, failures);
   Check(bus->GetBackpressureLevel() == mccc::BackpressureLevel::NORMAL, failures);
   Check(Bus::Capacity() == 64U, failures);
@@ -497,9 +497,9 @@ int ExerciseClocksAndAdmission() {
 template <bool kSingleProducer, bool kSingleCore>
 int ExerciseRing() {
   int failures = 0;
-  using Ring = mccc::MpscRing<int, 8U, kSingleProducer, kSingleCore, uint32_t, 64U>;
+  using Ring = mccc::detail::MpscRing<int, 8U, kSingleProducer, kSingleCore, uint32_t, 64U>;
   auto ring = std::make_unique<Ring>(uint32_t{5U});
-  const mccc::RingClaim<uint32_t> claim =
+  const mccc::detail::RingClaim<uint32_t> claim =
       ring->TryPublish(8U, [](void* storage, uint32_t position) noexcept {
         ::new (storage) int(static_cast<int>(position));
       });
@@ -519,9 +519,9 @@ int ExerciseRing() {
 template class mccc::AsyncBus<Payload, SmallTraits>;
 template class mccc::AsyncBus<Payload, SingleProducerTraits>;
 template class mccc::AsyncBus<Payload, SingleCoreTraits>;
-template class mccc::MpscRing<int, 8U, false, false, uint32_t, 64U>;
-template class mccc::MpscRing<int, 8U, true, false, uint32_t, 64U>;
-template class mccc::MpscRing<int, 8U, false, true, uint32_t, 64U>;
+template class mccc::detail::MpscRing<int, 8U, false, false, uint32_t, 64U>;
+template class mccc::detail::MpscRing<int, 8U, true, false, uint32_t, 64U>;
+template class mccc::detail::MpscRing<int, 8U, false, true, uint32_t, 64U>;
 template class mccc::Component<Payload, SmallTraits>;
 template class mccc::StaticComponent<Controller, Payload>;
 template class mccc::StateMachine<Motor, Payload, 4U>;
@@ -556,6 +556,6 @@ int main() {
   failures += ExerciseRing<false, true>();
   // The process-wide default-traits bus (131072 slots, static storage): instantiated, touched.
   using DefaultBus = mccc::AsyncBus<Payload>;
-  failures += DefaultBus::Instance().QueueDepth() == 0U ? 0 : 1;
+  failures += DefaultBus::Instance().QueueOccupancy() == 0U ? 0 : 1;
   return failures == 0 ? 0 : 1;
 }

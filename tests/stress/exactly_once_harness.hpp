@@ -640,7 +640,7 @@ void RunScenario(const Scenario& scenario) {
   }
   EXPECT_EQ(checker.delivered(), admitted_total);
   EXPECT_GT(admitted_total, 0U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 
   // ---- statistics and error reports ----
   const BusStatisticsSnapshot s = bus->GetStatistics();

@@ -268,7 +268,7 @@ TEST(ComponentLifetimeStress, DestroyWhileDispatchingNeverRunsACallbackOnADeadCo
   EXPECT_GT(handed_off, 0U);
   EXPECT_GT(counters.callback_runs.load(), 0U);  // the test is not vacuous
   EXPECT_EQ(bus->GetStatistics().processing_errors, 0U);
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
   EXPECT_EQ(bus->SubscriberCount<Tick>(), 1U);  // only `dropper`
   EXPECT_EQ(bus->SubscriberCount<Reading>(), 0U);
   EXPECT_TRUE(bus->Unsubscribe(dropper));

@@ -680,7 +680,7 @@ TEST(LifecycleStatisticsTest, CountersExactAfterResetFollowingModeAndResetChurn)
   }
   EXPECT_EQ(snapshots_out_of_bounds, 0U);
   EXPECT_TRUE(SnapshotWithin(bus->GetStatistics(), bound));
-  EXPECT_EQ(bus->QueueDepth(), 0U);
+  EXPECT_EQ(bus->QueueOccupancy(), 0U);
 
   // ---- phase 2: fixed mode, reset once, then exact counts (new producer threads) ----
   bus->SetPerformanceMode(PerformanceMode::FULL_FEATURED);

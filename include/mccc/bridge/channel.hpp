@@ -29,7 +29,7 @@ inline constexpr std::size_t kChannelCount = 2U;
 
 /// @brief The channel a message of `priority` travels on.
 constexpr Channel ChannelOf(MessagePriority priority) noexcept {
-  return priority == MessagePriority::HIGH ? Channel::kHigh : Channel::kNormal;
+  return priority == MessagePriority::kHigh ? Channel::kHigh : Channel::kNormal;
 }
 
 /// @brief Index of a channel in per-channel arrays.

@@ -313,7 +313,7 @@ class BasicExporter {
   }
 
   void ReportToBus(BusError error, uint64_t msg_id) const noexcept {
-    if (bus_.GetPerformanceMode() == PerformanceMode::BARE_METAL) {
+    if (bus_.GetPerformanceMode() == PerformanceMode::kBareMetal) {
       return;
     }
     const ErrorCallback callback = bus_.GetErrorCallback();
@@ -365,8 +365,8 @@ class BasicExporter {
   SendStatus SendMarker(Channel channel, uint16_t type) noexcept {
     std::array<uint8_t, kFrameHeaderBytes> frame{};
     FrameHeader header;
-    header.priority = static_cast<uint8_t>(channel == Channel::kHigh ? MessagePriority::HIGH
-                                                                     : MessagePriority::MEDIUM);
+    header.priority = static_cast<uint8_t>(channel == Channel::kHigh ? MessagePriority::kHigh
+                                                                     : MessagePriority::kMedium);
     header.type = type;
     header.schema = kSchema;
     header.stream_id = stream_id_;

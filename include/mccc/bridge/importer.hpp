@@ -13,7 +13,7 @@
 /// check of its stream (lost, missed at join, repeated, reordered, out of window, after end:
 /// sequence_check.hpp). Only a frame that passed all of them is published (PublishFast with the
 /// original timestamp), and the bus's admission decides; its refusals are counted per priority (the
-/// bus also reports them as QUEUE_FULL). Every fault is counted, given to the fault handler if one
+/// bus also reports them as kQueueFull). Every fault is counted, given to the fault handler if one
 /// is set, and reported to the bus's error callback (kBridgeSchemaMismatch, or kBridgeReceiveFault
 /// with the frame's sequence number). Each end-of-stream frame read is confirmed back to its
 /// exporter, which closes its link only then (exporter.hpp).
@@ -409,7 +409,7 @@ class BasicImporter {
   /// a block of T's pool, then the loan is published. A pool that refuses the block (LOW first,
   /// a reserve kept for HIGH: LoanAdmission) refuses the message as a full queue would: the
   /// frame still takes its sequence number (it is not lost, and its bytes are not decoded) and
-  /// counts in refused_by_bus; the bus counts and reports the refusal as LOAN_REFUSED.
+  /// counts in refused_by_bus; the bus counts and reports the refusal as kLoanRefused.
   template <typename T>
   void ImportLoaned(Channel channel, const FrameHeader& header, const uint8_t* payload) noexcept {
     const auto priority = static_cast<MessagePriority>(header.priority);
@@ -520,7 +520,7 @@ class BasicImporter {
     if (options_.fault_handler != nullptr) {
       options_.fault_handler(report, options_.fault_context);
     }
-    if (bus_.GetPerformanceMode() == PerformanceMode::BARE_METAL) {
+    if (bus_.GetPerformanceMode() == PerformanceMode::kBareMetal) {
       return;
     }
     const ErrorCallback callback = bus_.GetErrorCallback();

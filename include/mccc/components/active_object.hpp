@@ -16,7 +16,7 @@
 /// - every message whose Publish returned true before Stop() was called (on the calling thread,
 ///   or on a thread that synchronised with it, e.g. one it joined) is delivered before Stop()
 ///   returns: when the loop sees the stop request it marks what has been claimed in each ring
-///   (AsyncBus::MarkClaimed: the shared ring, the HIGH lane, every producer lane) and dispatches
+///   (AsyncBus::MarkClaimed: the shared ring, the HIGH ring, every producer lane) and dispatches
 ///   whole batches until each ring's consumer has reached its mark (AsyncBus::HasConsumed). Each
 ///   ring is FIFO, so its mark covers all its earlier messages; a count of queued messages would
 ///   not, since HIGH messages and other lanes overtake;
@@ -28,13 +28,13 @@
 /// The drain is bounded even when producers never pause, HIGH floods included: it waits for the
 /// messages before the mark, never for an empty queue. Let N be the largest number of LOW/MEDIUM
 /// messages that one ring held unconsumed at the mark, R the number of LOW/MEDIUM rings
-/// (kProducerLanes + 1) and B = ceil(kHighQueueDepth / kBatchSize) (B = 1 without a HIGH lane).
+/// (kProducerLanes + 1) and B = ceil(kHighQueueDepth / kBatchSize) (B = 1 without a HIGH ring).
 /// The drain dispatches at most max(1, R x N) x B batches, each of at most kBatchSize HIGH and
 /// kBatchSize LOW/MEDIUM messages. Why: the HIGH messages before the mark are at most
 /// kHighQueueDepth, and every batch that finds HIGH ready takes up to kBatchSize of them; a batch
 /// whose HIGH share runs out with HIGH still ready ends before the next LOW/MEDIUM message, but
 /// at least one batch in any B in a row takes a LOW/MEDIUM message, from the first ready ring in
-/// a rotation that moves one ring per such batch (AsyncBus: after a whole HIGH lane of messages,
+/// a rotation that moves one ring per such batch (AsyncBus: after a whole HIGH ring of messages,
 /// LOW/MEDIUM get their turn), so every ring is served at least once per R x B batches. Without
 /// a HIGH flood it is much shorter: a batch then serves every ready ring. Only batches that find
 /// the marked messages published count: a producer preempted between claiming a slot and
@@ -470,9 +470,9 @@ class ActiveObject {
 
   // Consumes at least the messages queued now: every Publish that returned before the stop
   // request is behind the mark taken here (it happened before the request, which happened
-  // before this read). Counting messages would not do: with a HIGH lane or producer lanes a
+  // before this read). Counting messages would not do: with a HIGH ring or producer lanes a
   // message published later may be dispatched before an earlier one. Bounded as the file
-  // comment states, also while HIGH messages keep the HIGH lane busy.
+  // comment states, also while HIGH messages keep the HIGH ring busy.
   void Drain() noexcept {
     const auto mark = bus_.MarkClaimed();
     uint32_t empty_polls = 0U;

@@ -73,8 +73,6 @@ std::size_t NextSubscriptionIdBase() noexcept {
   return instance << kHalfBits;
 }
 
-}  // namespace detail
-
 /// @brief The subscriber table of one bus.
 /// @tparam Envelope  MessageEnvelope<Payload>.
 /// @tparam kTypes    Number of payload alternatives (rows).
@@ -488,6 +486,7 @@ class SubscriptionTable {
   bool batch_light_ = false;                      // consumer-owned: this batch's marks
 };
 
+}  // namespace detail
 }  // namespace mccc
 
 #endif  // MCCC_DISPATCH_SUBSCRIPTION_TABLE_HPP_

@@ -40,7 +40,7 @@
 namespace mccc {
 
 /// @brief Counters of one loan pool (AsyncBus::GetLoanStatistics). The counters count in
-/// FULL_FEATURED mode only, like the bus's; capacity and in_use are always exact snapshots.
+/// kFullFeatured mode only, like the bus's; capacity and in_use are always exact snapshots.
 struct LoanPoolStatistics {
   uint32_t capacity;                 ///< Blocks in the pool.
   uint32_t in_use;                   ///< Blocks loaned, queued or retained now.

@@ -45,6 +45,8 @@
 
 namespace mccc {
 
+namespace detail {
+
 /// @brief Result of MpscRing::TryPublish.
 template <typename Position>
 struct RingClaim {
@@ -223,7 +225,8 @@ class MpscRing {
   }
 
   /// @brief Consumer: visits up to `max_count` published elements in position order, calling
-  /// `visit(Element&, Position)` and then destroying each. A visit that returns false ends the
+  /// `visit(Element&, Position)` or `visit(Element&)` (the form a ProducerLane takes, so one
+  /// visitor serves both ring kinds) and then destroying each. A visit that returns false ends the
   /// batch after its element. Returns how many were consumed.
   /// Single consumer only: not thread-safe against itself. `visit` must not throw.
   template <typename Visit>
@@ -239,7 +242,12 @@ class MpscRing {
       }
       // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
       Element* element = std::launder(reinterpret_cast<Element*>(slot.storage));
-      const bool go_on = detail::InvokeForVerdict(visit, *element, head);
+      bool go_on = true;
+      if constexpr (std::is_invocable_v<Visit&, Element&, Position>) {
+        go_on = detail::InvokeForVerdict(visit, *element, head);
+      } else {
+        go_on = detail::InvokeForVerdict(visit, *element);
+      }
       element->~Element();
       ++head;
       ++consumed;
@@ -568,6 +576,7 @@ class MpscRing {
   alignas(kLine) Slot slots_[kCapacity]{};
 };
 
+}  // namespace detail
 }  // namespace mccc
 
 #endif  // MCCC_RING_MPSC_RING_HPP_

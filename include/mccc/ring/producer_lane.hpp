@@ -28,7 +28,7 @@
 ///   So the lane stays the one queue of its producer, in publish order, and the handler's
 ///   publish returns at once, never waiting for the thread it interrupted.
 ///   A handler interrupted in turn by another handler while it writes the handler area leaves
-///   that inner publish refused (a documented QUEUE_FULL): nothing else can be both safe and
+///   that inner publish refused (a documented kQueueFull): nothing else can be both safe and
 ///   in order there.
 /// - Ownership of a lane moves between threads only through the lease registry
 ///   (statistics/thread_shard.hpp), whose release/acquire pair orders the old owner's last
@@ -48,6 +48,8 @@
 #include "mccc/ring/mpsc_ring.hpp"
 
 namespace mccc {
+
+namespace detail {
 
 /// @brief What a lane publish did. Its admitted elements are visible to the consumer when it
 /// returns, except those of a publish inside a signal handler that interrupted another publish
@@ -461,6 +463,7 @@ class ProducerLane {
                                                sizeof(Element)] = {};
 };
 
+}  // namespace detail
 }  // namespace mccc
 
 #endif  // MCCC_RING_PRODUCER_LANE_HPP_

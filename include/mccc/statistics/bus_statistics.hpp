@@ -25,6 +25,8 @@
 
 namespace mccc {
 
+namespace detail {
+
 /// @brief Counters of one bus. See the file comment for who writes what. `CriticalSection`:
 /// single-core builds count shared counters and serialise Reset inside it (never waits).
 template <typename Counter, uint32_t kShards, bool kSingleProducer, bool kSingleCore,
@@ -216,6 +218,7 @@ class BusStatistics {
   detail::ControlLock<kSingleCore, CriticalSection> reset_lock_;
 };
 
+}  // namespace detail
 }  // namespace mccc
 
 #endif  // MCCC_STATISTICS_BUS_STATISTICS_HPP_

@@ -85,8 +85,6 @@ struct IsConsumerWaitHookShape<
     Wait, std::void_t<decltype(Wait::Wait(uint32_t{0})), decltype(Wait::Notify())>>
     : std::bool_constant<noexcept(Wait::Wait(uint32_t{0}))&& noexcept(Wait::Notify())> {};
 
-}  // namespace detail
-
 /// @brief The sleep/wake rendezvous of one bus's consumer.
 /// @tparam Wait KernelConsumerWait, NoConsumerWait or a user hook (file comment).
 /// @tparam kSingleCore, CriticalSection As for the bus (a hook's handshake uses the bus's
@@ -279,6 +277,7 @@ class ConsumerParking {
 #endif
 };
 
+}  // namespace detail
 }  // namespace mccc
 
 #endif  // MCCC_WAKEUP_CONSUMER_PARKING_HPP_

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/// @file consume_path.hpp
+/// @brief The consumer side of a bus: one batch (drained in drain_order.hpp's order, each
+/// message given its id by message_ids.hpp and handed to the subscription table or a visitor),
+/// and the consumer's sleep.
+#ifndef MCCC_BUS_CONSUME_PATH_HPP_
+#define MCCC_BUS_CONSUME_PATH_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <variant>
+
+#include "mccc/bus/publish_path.hpp"
+#include "mccc/config.hpp"
+#include "mccc/dispatch/visit.hpp"
+#include "mccc/loans/loan_handles.hpp"
+#include "mccc/message.hpp"
+
+namespace mccc {
+namespace detail {
+
+/// @brief The consumer side of a bus, on top of its producer side.
+template <typename Config>
+class ConsumePath : public PublishPath<Config> {
+  using Payload = typename Config::Payload;
+  using StoredEnvelope = typename Config::StoredEnvelope;
+  using Delivered = typename Config::Delivered;
+  using Layout = typename Config::Layout;
+  using Scope = typename BusCore<Config>::Guard::Scope;
+
+ public:
+  using PublishPath<Config>::PublishPath;
+
+  /// @brief Dispatches up to kBatchSize LOW/MEDIUM messages (and as many HIGH ones) to their
+  /// subscribers, in the drain order (drain_order.hpp). Each payload is destroyed right after
+  /// its callbacks ran. Returns the number dispatched. Consumer thread only (a debug build
+  /// asserts on a second thread; re-entry from a callback dispatches nothing and reports
+  /// kReentrantCall).
+  uint32_t ProcessBatch() noexcept {
+    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
+      return RefuseReentry();
+    }
+    Scope scope(this->guard_);
+    if (!this->table_.LightBatchMarks() && !this->rings_.HasReadyElement()) {
+      // Nothing to do: skip the batch start's locked read-modify-write, but finish what an
+      // earlier batch end could not (a removed callable whose reclaim found the table busy).
+      this->table_.ReclaimIfPending();
+      return 0U;
+    }
+    const bool opened = this->table_.BeginBatch();
+    MCCC_ASSERT(opened,
+                "ProcessBatch entered by two threads at once; a bus has exactly one consumer "
+                "thread");
+    static_cast<void>(opened);
+    const PerformanceMode mode = this->LoadMode();
+    uint32_t errors = 0U;
+    this->ids_.PrepareBatch();
+    const uint32_t processed =
+        this->drain_.Drain(this->rings_, [this, mode, &errors](StoredEnvelope& stored) noexcept {
+          // A reference to the slot's envelope, or (compact) a temporary whose life is extended.
+          const auto& message = Deliver(stored, mode);
+          errors += this->table_.Dispatch(message, [this, mode](uint64_t msg_id) noexcept {
+            this->ReportError(mode, BusError::kProcessingError, msg_id);
+          });
+          ReleaseLoaned(stored.payload);
+        });
+    ReturnReleasedBlocks();
+    this->table_.EndBatch();
+    FinishBatch(mode, processed, errors);
+    return processed;
+  }
+
+  /// @brief Dispatches up to kBatchSize messages to `visitor`, which must have a handler for
+  /// every alternative (`(const T&)` or `(const T&, const MessageHeader&)`, returning void or
+  /// bool); use mccc::make_overloaded, with `[](const auto&) {}` to ignore the rest. No callback
+  /// table and no indirect call: handlers can inline. Consumer thread only.
+  template <typename Visitor>
+  uint32_t ProcessBatchWith(Visitor&& visitor) noexcept {
+    using V = std::remove_reference_t<Visitor>;
+    static_assert(VisitorCoversAll<V, Payload>::value,
+                  "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
+                  "alternative; add an overload taking (const T&) or (const T&, const "
+                  "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
+    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
+      return RefuseReentry();
+    }
+    Scope scope(this->guard_);
+    const PerformanceMode mode = this->LoadMode();
+    uint32_t errors = 0U;
+    this->ids_.PrepareBatch();
+    const uint32_t processed = this->drain_.Drain(
+        this->rings_, [this, mode, &errors, &visitor](StoredEnvelope& stored) noexcept {
+          const auto& message = Deliver(stored, mode);  // as in ProcessBatch
+          if (MCCC_UNLIKELY(!VisitGuarded(visitor, message))) {
+            ++errors;
+            this->ReportError(mode, BusError::kProcessingError, message.header.msg_id);
+          }
+          ReleaseLoaned(stored.payload);
+        });
+    ReturnReleasedBlocks();
+    FinishBatch(mode, processed, errors);
+    return processed;
+  }
+
+  /// @brief Consumer thread: returns true at once if a message is ready; otherwise sleeps until
+  /// a producer publishes or `timeout_us` passes (Traits::ConsumerWait: a futex on Linux, a
+  /// hook on an RTOS; at once with NoConsumerWait). Producers pay no system call or hook call
+  /// while the consumer is awake. Returns whether a message is ready now.
+  /// The first call enables sleeping for good; on a bus whose producers publish with a plain
+  /// store (producer lanes, the single producer) it also passes a process-wide barrier
+  /// (`membarrier`, detail/asymmetric_fence.hpp) so that a publish racing with it is seen.
+  /// Where the kernel refuses that barrier the first call returns without sleeping.
+  bool WaitForMessages(uint32_t timeout_us) noexcept {
+    if (this->rings_.HasReadyElement()) {
+      return true;
+    }
+    if (MCCC_UNLIKELY(!this->parking_.SleepEnabled()) && !this->EnableSleep()) {
+      return this->rings_.HasReadyElement();
+    }
+    this->parking_.Park([this]() noexcept { return this->rings_.HasClaimedWork(); }, timeout_us);
+    return this->rings_.HasReadyElement();
+  }
+
+  /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
+  /// request set before this call). A request made before the consumer parks is not lost.
+  /// Thread-safe.
+  void WakeConsumer() noexcept { this->parking_.RequestWake(); }
+
+ private:
+  /// ProcessBatch / ProcessBatchWith called from one of their own callbacks: nothing is
+  /// dispatched (the outer call owns the batch), kReentrantCall names the message under way.
+  MCCC_NOINLINE uint32_t RefuseReentry() noexcept {
+    this->guard_.AssertReentryIsFromConsumer();
+    this->ReportError(this->LoadMode(), BusError::kReentrantCall, this->ids_.LastDelivered());
+    return 0U;
+  }
+
+  /// Consumer: the message in `stored` as subscribers see it, with its msg_id assigned: the
+  /// slot's own envelope (a reference), or (compact) a DeliveredMessage with a full header,
+  /// returned by value for the caller to bind to a const reference.
+  MCCC_ALWAYS_INLINE decltype(auto) Deliver(StoredEnvelope& stored, PerformanceMode mode) noexcept {
+    if constexpr (Config::kCompactEnvelope) {
+      Delivered message{stored.payload, Layout::ToDelivered(stored.header)};
+      AssignMessageId(message.header, mode);
+      return message;
+    } else {
+      AssignMessageId(stored.header, mode);
+      return static_cast<const Delivered&>(stored);
+    }
+  }
+
+  /// Consumer: completes the header's id and reports the wrap of the 64-bit id sequence
+  /// (kOverflowDetected, once per 2^64 messages).
+  MCCC_ALWAYS_INLINE void AssignMessageId(MessageHeader& header, PerformanceMode mode) noexcept {
+    if (this->ids_.Assign(header)) {
+      this->ReportError(mode, BusError::kOverflowDetected, 0U);
+    }
+  }
+
+  /// Consumer, after a message's callbacks: a loaned payload drops its slot's reference here
+  /// (instead of in the slot's destructor), so the block joins its pool's batch return.
+  template <std::size_t I = 0U>
+  MCCC_ALWAYS_INLINE void ReleaseLoaned(Payload& payload) noexcept {
+    if constexpr (Config::kHasLoans && I < std::variant_size_v<Payload>) {
+      using Alternative = std::variant_alternative_t<I, Payload>;
+      if constexpr (LoanedTraits<Alternative>::kIsLoaned) {
+        if (payload.index() == I) {
+          LoanBlockHeader* block = LoanAccess::Detach(*std::get_if<I>(&payload));
+          if (block != nullptr) {
+            this->template PoolFor<typename LoanedTraits<Alternative>::Message>().DropFromConsumer(
+                *block);
+          }
+          return;
+        }
+      }
+      ReleaseLoaned<I + 1U>(payload);
+    } else {
+      static_cast<void>(payload);
+    }
+  }
+
+  /// Consumer, end of a batch: the blocks the batch released go back to their pools.
+  MCCC_ALWAYS_INLINE void ReturnReleasedBlocks() noexcept {
+    if constexpr (Config::kHasLoans) {
+      this->ReturnAllReleased();
+    }
+  }
+
+  /// Consumer, after a batch: publishes how far delivery got and counts the batch
+  /// (kFullFeatured only). An empty poll writes nothing (a polling consumer runs this in a loop).
+  void FinishBatch(PerformanceMode mode, uint32_t processed, uint32_t errors) noexcept {
+    if (processed == 0U) {
+      return;
+    }
+    this->ids_.FinishBatch();
+    if (mode == PerformanceMode::kFullFeatured) {
+      this->stats_.CountProcessed(processed, errors);
+    }
+  }
+
+  template <typename Visitor>
+  MCCC_ALWAYS_INLINE static bool VisitGuarded(Visitor& visitor,
+                                              const Delivered& envelope) noexcept {
+#if MCCC_HAS_EXCEPTIONS
+    try {
+      return VisitAlternative(envelope.payload.index(), envelope.payload, envelope.header, visitor);
+    } catch (...) {
+      return false;
+    }
+#else
+    return VisitAlternative(envelope.payload.index(), envelope.payload, envelope.header, visitor);
+#endif
+  }
+};
+
+}  // namespace detail
+}  // namespace mccc
+
+#endif  // MCCC_BUS_CONSUME_PATH_HPP_
