@@ -172,11 +172,22 @@ def competitive_charts(path, out_dir):
               second="P99 (median over rounds)")
 
 
+# The performance modes as the documentation spells them; older result files recorded the
+# original MCCC's upper-case names.
+MODE_NAMES = {"FULL_FEATURED": "kFullFeatured", "NO_STATS": "kNoStats", "BARE_METAL": "kBareMetal"}
+
+
+def mode_label(mode):
+    for old, new in MODE_NAMES.items():
+        mode = mode.replace(old, new)
+    return mode
+
+
 def mccc_charts(path, out_dir):
     with open(path) as f:
         doc = json.load(f)
     res = doc["results"]
-    rows = [(r["mode"], r["msgs_per_sec"]["median"] / 1e6, r["msgs_per_sec"]["min"] / 1e6,
+    rows = [(mode_label(r["mode"]), r["msgs_per_sec"]["median"] / 1e6, r["msgs_per_sec"]["min"] / 1e6,
              r["msgs_per_sec"]["max"] / 1e6) for r in res["modes"]]
     bar_chart(os.path.join(out_dir, "mccc_modes.svg"),
               "mccc modes and dispatch, E2E 24-byte payload", "M msg/s", rows)
