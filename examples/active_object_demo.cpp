@@ -58,7 +58,7 @@ class TemperatureMonitor : public Base {
         // Publishing from a callback is fine: it is delivered after the current batch.
         static_cast<void>(
             GetBus().PublishWithPriority(OverTemperatureAlarm{reading.sensor_id, reading.celsius},
-                                         kMonitorSenderId, mccc::MessagePriority::HIGH));
+                                         kMonitorSenderId, mccc::MessagePriority::kHigh));
       }
     });
   }
@@ -178,7 +178,7 @@ int main() {
   const bool unsubscribed = bus->SubscriberCount<TemperatureReading>() == 0U &&
                             bus->SubscriberCount<OverTemperatureAlarm>() == 0U;
 
-  std::printf("delivered %llu messages, queue depth %u, components unsubscribed: %s\n",
+  std::printf("delivered %llu messages, occupancy %u, components unsubscribed: %s\n",
               static_cast<unsigned long long>(consumer.ProcessedCount()),
               static_cast<unsigned>(bus->QueueOccupancy()), unsubscribed ? "yes" : "no");
   const bool ok = stopped == mccc::StopStatus::kStopped && readings == kReadings &&

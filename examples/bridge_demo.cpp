@@ -131,7 +131,7 @@ int RunController(const std::string& base) {
     std::printf(
         "controller: EMERGENCY STOP received from sender %u (reason %u, priority HIGH=%d) "
         "after %u telemetry samples\n",
-        h.sender_id, stop.reason, h.priority == mccc::MessagePriority::HIGH ? 1 : 0,
+        h.sender_id, stop.reason, h.priority == mccc::MessagePriority::kHigh ? 1 : 0,
         telemetry.load());
     std::fflush(stdout);
   });
@@ -190,16 +190,16 @@ int RunSensor(const std::string& base) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the link connect
   for (uint32_t i = 0U; i < kSamples; ++i) {
     bus->PublishWithPriority(Telemetry{i, 40.0F + 0.01F * static_cast<float>(i), 1.5F}, kSensorId,
-                             mccc::MessagePriority::LOW);
+                             mccc::MessagePriority::kLow);
     if (i % 50U == 0U) {
       LidarScan scan{i / 50U, {}};
       for (uint32_t r = 0U; r < 16U; ++r) {
         static_cast<void>(scan.ranges_m.emplace_back(2.0F + 0.1F * static_cast<float>(r)));
       }
-      bus->PublishWithPriority(std::move(scan), kSensorId, mccc::MessagePriority::MEDIUM);
+      bus->PublishWithPriority(std::move(scan), kSensorId, mccc::MessagePriority::kMedium);
     }
     if (i == kSamples / 2U) {
-      bus->PublishWithPriority(EmergencyStop{3U}, kSensorId, mccc::MessagePriority::HIGH);
+      bus->PublishWithPriority(EmergencyStop{3U}, kSensorId, mccc::MessagePriority::kHigh);
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }

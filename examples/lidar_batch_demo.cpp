@@ -57,7 +57,7 @@ void RunLidar(Bus& bus, uint64_t& calls, uint64_t& cut_short) {
     while (sent < kPointsPerScan) {
       const uint32_t want = kPointsPerScan - sent < kBatch ? kPointsPerScan - sent : kBatch;
       const uint32_t admitted =
-          bus.PublishBatch(scan.data() + sent, want, kLidarSender, mccc::MessagePriority::MEDIUM);
+          bus.PublishBatch(scan.data() + sent, want, kLidarSender, mccc::MessagePriority::kMedium);
       ++calls;
       sent += admitted;
       if (admitted < want) {
@@ -71,7 +71,7 @@ void RunLidar(Bus& bus, uint64_t& calls, uint64_t& cut_short) {
 void RunMonitor(Bus& bus) {
   for (uint32_t a = 0U; a < kAlerts; ++a) {
     const ObstacleAlert alert{a, 0.5F};
-    while (!bus.PublishWithPriority(alert, kMonitorSender, mccc::MessagePriority::HIGH)) {
+    while (!bus.PublishWithPriority(alert, kMonitorSender, mccc::MessagePriority::kHigh)) {
       std::this_thread::yield();  // only when the queue is at 99 %
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));

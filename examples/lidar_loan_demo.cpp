@@ -15,7 +15,7 @@
 // - Phase 1 (0.5 s): the consumer keeps up; every scan is delivered.
 // - Phase 2 (0.4 s): the planner stalls (the consumer does not run) and the pool fills. The
 //   pool's admission refuses LOW loans from 5 blocks in use and MEDIUM loans from 7, counted and
-//   reported to the error callback as LOAN_REFUSED; a driver drops a refused scan (the next one
+//   reported to the error callback as kLoanRefused; a driver drops a refused scan (the next one
 //   is 50 ms away). A watchdog then sends an emergency stop (a small inline HIGH message) and a
 //   HIGH "safety scan", whose loan gets the one block the pool keeps for HIGH. When the consumer
 //   resumes, both are dispatched before the queued scans.
@@ -250,7 +250,7 @@ void RunWatchdog(Bus& bus, Schedule& schedule, WatchdogReport& report) {
   while (schedule.next_turn.load(std::memory_order_acquire) != kStallEnd) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  // The emergency stop: inline, HIGH, in the HIGH lane; neither the pool nor the LOW/MEDIUM
+  // The emergency stop: inline, HIGH, in the HIGH ring; neither the pool nor the LOW/MEDIUM
   // backlog can refuse it.
   report.estop_published =
       bus.PublishWithPriority(EmergencyStop{kWatchdogSender, kReasonPlannerSilent}, kWatchdogSender,
@@ -520,7 +520,7 @@ int main() {
       static_cast<unsigned long long>(pool.medium_priority_refused),
       static_cast<unsigned long long>(pool.high_priority_refused), pool.high_water, pool.capacity,
       totals.loan_blocks_in_use);
-  std::printf("error callback: %u LOAN_REFUSED, %u other errors\n", loan_refused_reports,
+  std::printf("error callback: %u kLoanRefused, %u other errors\n", loan_refused_reports,
               other_error_reports);
   uint32_t published = 0U;
   uint32_t refused = 0U;

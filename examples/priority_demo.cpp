@@ -2,8 +2,9 @@
 // priority_demo: priorities under overload. A burst of 150,000 messages hits the default
 // 131,072-slot bus while nobody consumes: telemetry alternating MEDIUM / LOW, with a HIGH alarm
 // every 300 messages. As the queue fills, LOW is refused first (at 60% occupancy), then MEDIUM
-// (at 80%). HIGH travels in a lane of its own (1,024 slots): the telemetry flood never refuses an
-// alarm, and when the consumer catches up every alarm is dispatched before the queued telemetry.
+// (at 80%). HIGH travels in a ring of its own (the HIGH ring, 1,024 slots): the telemetry flood
+// never refuses an alarm, and when the consumer catches up every alarm is dispatched before the
+// queued telemetry.
 //
 // The outcome is exact (one thread, no consumer during the burst):
 //   HIGH     500 sent,   500 admitted,     0 dropped
@@ -34,9 +35,9 @@ constexpr uint32_t kAlarmEvery = 300U;
 
 // i % 300 == 0: HIGH (an alarm); otherwise odd i: MEDIUM, even i: LOW (telemetry).
 mccc::MessagePriority PriorityOf(uint32_t i) {
-  if (i % kAlarmEvery == 0U) return mccc::MessagePriority::HIGH;
-  if (i % 2U == 1U) return mccc::MessagePriority::MEDIUM;
-  return mccc::MessagePriority::LOW;
+  if (i % kAlarmEvery == 0U) return mccc::MessagePriority::kHigh;
+  if (i % 2U == 1U) return mccc::MessagePriority::kMedium;
+  return mccc::MessagePriority::kLow;
 }
 
 const char* NameOf(std::size_t priority) {
@@ -46,14 +47,14 @@ const char* NameOf(std::size_t priority) {
 
 const char* LevelName(mccc::BackpressureLevel level) {
   switch (level) {
-    case mccc::BackpressureLevel::NORMAL:
-      return "NORMAL";
-    case mccc::BackpressureLevel::WARNING:
-      return "WARNING";
-    case mccc::BackpressureLevel::CRITICAL:
-      return "CRITICAL";
-    case mccc::BackpressureLevel::FULL:
-      return "FULL";
+    case mccc::BackpressureLevel::kNormal:
+      return "kNormal";
+    case mccc::BackpressureLevel::kWarning:
+      return "kWarning";
+    case mccc::BackpressureLevel::kCritical:
+      return "kCritical";
+    case mccc::BackpressureLevel::kFull:
+      return "kFull";
   }
   return "?";
 }
@@ -88,10 +89,10 @@ int main() {
   std::printf(
       "capacity %u slots; LOW and MEDIUM are admitted while fewer than this many are queued:\n"
       "  LOW %u (60%%), MEDIUM %u (80%%)\n"
-      "HIGH has a lane of its own (%u slots): admitted until that lane is full, dispatched first\n",
+      "HIGH has a ring of its own (%u slots): admitted until that ring is full, dispatched first\n",
       static_cast<unsigned>(Bus::Capacity()),
-      static_cast<unsigned>(Bus::Admission::LimitFor(mccc::MessagePriority::LOW)),
-      static_cast<unsigned>(Bus::Admission::LimitFor(mccc::MessagePriority::MEDIUM)),
+      static_cast<unsigned>(Bus::Admission::LimitFor(mccc::MessagePriority::kLow)),
+      static_cast<unsigned>(Bus::Admission::LimitFor(mccc::MessagePriority::kMedium)),
       static_cast<unsigned>(Bus::kHighQueueDepth));
 
   // The burst: no consumer runs, so the queue only fills.
@@ -101,12 +102,12 @@ int main() {
     const mccc::MessagePriority priority = PriorityOf(i);
     const auto index = static_cast<std::size_t>(priority);
     ++sent[index];
-    const bool ok = (priority == mccc::MessagePriority::HIGH)
+    const bool ok = (priority == mccc::MessagePriority::kHigh)
                         ? bus->PublishWithPriority(Alarm{i}, 1U, priority)
                         : bus->PublishWithPriority(Telemetry{i}, 2U, priority);
     if (ok) ++admitted[index];
   }
-  std::printf("after the burst: queue depth %u (%u%%), backpressure %s\n",
+  std::printf("after the burst: occupancy %u (%u%%), backpressure %s\n",
               static_cast<unsigned>(bus->QueueOccupancy()),
               static_cast<unsigned>(bus->QueueUtilizationPercent()),
               LevelName(bus->GetBackpressureLevel()));

@@ -58,10 +58,10 @@ int main() {
   // Publishing never blocks and never allocates; false means "not admitted" (queue too full).
   bool admitted = bus->Publish(TemperatureReading{21.5F}, kSensorId);
   admitted = bus->Publish(MotorCommand{1200}, kControllerId) && admitted;
-  admitted =
-      bus->PublishWithPriority(TemperatureReading{85.0F}, kSensorId, mccc::MessagePriority::HIGH) &&
-      admitted;
-  std::printf("published 3 messages, queue depth %u\n", static_cast<unsigned>(bus->QueueOccupancy()));
+  admitted = bus->PublishWithPriority(TemperatureReading{85.0F}, kSensorId,
+                                      mccc::MessagePriority::kHigh) &&
+             admitted;
+  std::printf("published 3 messages, occupancy %u\n", static_cast<unsigned>(bus->QueueOccupancy()));
 
   // The consumer side: dispatch everything that is queued, in publish order.
   uint32_t processed = 0U;

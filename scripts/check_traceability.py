@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Requirements traceability: README.md's guarantees against the tests that prove them.
+"""Requirements traceability: the guarantees of docs/guarantees.md against the tests that prove them.
 
     scripts/check_traceability.py [--root DIR] [--list]
 
-Every row of the table in README.md's section "Guarantees and how they are tested" starts with
-an id, G-1, G-2, ... in table order, and every test that proves a guarantee names its id in a
-comment next to it (`// G-7: a rejected publish leaves its argument untouched`, or `# G-7: ...`
-in CMake), so that `grep -rn "G-7\\b" README.md tests` finds the promise and its proof. This
-script fails (exit status 1, naming each problem) when
+Every row of the table in docs/guarantees.md's section "The guarantees" starts with an id, G-1,
+G-2, ... in table order, and every test that proves a guarantee names its id in a comment next
+to it (`// G-7: a rejected publish leaves its argument untouched`, or `# G-7: ...` in CMake), so
+that `grep -rn "G-7\\b" docs tests` finds the promise and its proof. README.md repeats each
+guarantee as a one-line bullet of its section "Guarantees" (`- G-7: priority admission ...`).
+This script fails (exit status 1, naming each problem) when
 
   - a table row has no id, an id appears twice, or the ids are not G-1 ... G-n in table order;
   - a guarantee is cited by no file under tests/;
-  - a file under tests/, or README.md outside the table, names an id the table does not have;
+  - a file under tests/, README.md, or a page under docs/ outside the table, names an id the
+    table does not have;
+  - README.md's section "Guarantees" has no bullet for a guarantee, or one bullet twice;
   - a file that the row's "Test that proves it" column names (in backticks) does not exist, or
     is a file under tests/ that does not cite the row's id; a test name in backticks right
     after such a file (`SuspendedProducerBlocksOnlyUntilItResumes`) must occur in that file.
@@ -27,7 +30,11 @@ import re
 import sys
 from pathlib import Path
 
-SECTION_TITLE = "## Guarantees and how they are tested"
+TABLE_FILE = "docs/guarantees.md"
+SECTION_TITLE = "## The guarantees"
+README_SECTION_TITLE = "## Guarantees"
+# A README bullet citing a guarantee: "- G-7: what it promises".
+README_BULLET = re.compile(r"^- G-([0-9]+): \S")
 ID_COLUMN = "Id"
 TEST_COLUMN = "Test that proves it"
 # An id anywhere: "G-" and a number, not part of a longer word or number ("LOG-1", "G-12a").
@@ -59,18 +66,20 @@ def split_row(line):
     return [cell.strip() for cell in re.split(r"(?<!\\)\|", body)]
 
 
-def read_table(readme_lines):
+def section_start(lines, title, name):
+    """The index of the line after the heading `title`."""
+    for number, line in enumerate(lines):
+        if line.rstrip() == title:
+            return number + 1
+    raise ValueError(f"{name} has no section '{title}'")
+
+
+def read_table(table_lines):
     """(header cells, [(line number, cells)]) of the first table in the guarantees section."""
-    start = None
-    for number, line in enumerate(readme_lines):
-        if line.rstrip() == SECTION_TITLE:
-            start = number + 1
-            break
-    if start is None:
-        raise ValueError(f"README.md has no section '{SECTION_TITLE}'")
+    start = section_start(table_lines, SECTION_TITLE, TABLE_FILE)
     table = []
-    for number in range(start, len(readme_lines)):
-        line = readme_lines[number]
+    for number in range(start, len(table_lines)):
+        line = table_lines[number]
         if line.startswith("## "):
             break
         if line.lstrip().startswith("|"):
@@ -81,7 +90,7 @@ def read_table(readme_lines):
         raise ValueError(f"the section '{SECTION_TITLE}' has no table with rows")
     header = split_row(table[0][1])
     if not re.fullmatch(r"[\s|:-]+", table[1][1]):
-        raise ValueError(f"README.md:{table[1][0]}: the table's second line is not a separator")
+        raise ValueError(f"{TABLE_FILE}:{table[1][0]}: the table's second line is not a separator")
     rows = [(number, split_row(line)) for number, line in table[2:]]
     return header, rows, {number for number, _ in table}
 
@@ -131,7 +140,8 @@ def check_named_tests(root, guarantee, cell, line, citations, report):
             current_files = []
             paths = resolve(root, token)
             if not paths:
-                report.fail(f"README.md:{line}: G-{guarantee} names `{token}`, which does not exist")
+                report.fail(f"{TABLE_FILE}:{line}: G-{guarantee} names `{token}`, which does not "
+                            f"exist")
                 continue
             for path in paths:
                 if not path.is_file():
@@ -139,15 +149,46 @@ def check_named_tests(root, guarantee, cell, line, citations, report):
                 current_files.append(path)
                 relative = path.relative_to(root).as_posix()
                 if relative.startswith("tests/") and guarantee not in citations.get(relative, {}):
-                    report.fail(f"README.md:{line}: G-{guarantee} names `{token}`, but {relative} "
+                    report.fail(f"{TABLE_FILE}:{line}: G-{guarantee} names `{token}`, but {relative} "
                                 f"does not cite G-{guarantee} (add `// G-{guarantee}: <what it "
                                 f"proves>` next to the test)")
         elif TEST_NAME_TOKEN.match(token) and current_files:
             if not any(token in path.read_text(encoding="utf-8", errors="replace")
                        for path in current_files):
                 names = ", ".join(p.relative_to(root).as_posix() for p in current_files)
-                report.fail(f"README.md:{line}: G-{guarantee} names the test `{token}`, "
+                report.fail(f"{TABLE_FILE}:{line}: G-{guarantee} names the test `{token}`, "
                             f"which {names} does not contain")
+
+
+def readme_bullets(readme_lines, report):
+    """{id number: README line} of the bullets in README.md's section "Guarantees"."""
+    try:
+        start = section_start(readme_lines, README_SECTION_TITLE, "README.md")
+    except ValueError as error:
+        report.fail(str(error))
+        return {}
+    bullets = {}
+    for number in range(start, len(readme_lines)):
+        line = readme_lines[number]
+        if line.startswith("## "):
+            break
+        match = README_BULLET.match(line)
+        if not match:
+            continue
+        guarantee = int(match.group(1))
+        if guarantee in bullets:
+            report.fail(f"README.md:{number + 1}: G-{guarantee} has a second bullet (also "
+                        f"README.md:{bullets[guarantee]})")
+            continue
+        bullets[guarantee] = number + 1
+    return bullets
+
+
+def mentions(lines, skipped):
+    """(id number, line number) of every id mentioned in `lines` outside the line numbers
+    `skipped`."""
+    return [(int(m.group(1)), n) for n, text in enumerate(lines, start=1) if n not in skipped
+            for m in ID_PATTERN.finditer(text)]
 
 
 def main():
@@ -158,11 +199,11 @@ def main():
                         help="print every id, its guarantee and the files citing it")
     args = parser.parse_args()
     root = args.root.resolve()
-    readme_path = root / "README.md"
 
     try:
-        readme_lines = readme_path.read_text(encoding="utf-8").splitlines()
-        header, rows, table_lines = read_table(readme_lines)
+        guarantee_lines = (root / TABLE_FILE).read_text(encoding="utf-8").splitlines()
+        readme_lines = (root / "README.md").read_text(encoding="utf-8").splitlines()
+        header, rows, table_lines = read_table(guarantee_lines)
         if not header or header[0] != ID_COLUMN:
             raise ValueError(f"the guarantees table's first column must be '{ID_COLUMN}'")
         if TEST_COLUMN not in header:
@@ -173,42 +214,54 @@ def main():
     test_column = header.index(TEST_COLUMN)
 
     report = Report()
-    guarantees = {}  # id number -> (README line, guarantee text)
+    guarantees = {}  # id number -> (table line, guarantee text)
     for position, (line, cells) in enumerate(rows, start=1):
         match = re.fullmatch(r"G-([0-9]+)", cells[0]) if cells else None
         if not match:
             first = cells[0] if cells else ""
             first = first if len(first) <= 40 else first[:37] + "..."
-            report.fail(f"README.md:{line}: row {position} of the guarantees table has no id "
-                        f"(first cell '{first}'; expected G-{position})")
+            report.fail(f"{TABLE_FILE}:{line}: row {position} of the guarantees table has no "
+                        f"id (first cell '{first}'; expected G-{position})")
             continue
         number = int(match.group(1))
         if number in guarantees:
-            report.fail(f"README.md:{line}: G-{number} is used twice (also README.md:"
+            report.fail(f"{TABLE_FILE}:{line}: G-{number} is used twice (also {TABLE_FILE}:"
                         f"{guarantees[number][0]})")
             continue
         if number != position:
-            report.fail(f"README.md:{line}: row {position} has id G-{number}; the ids must be "
-                        f"G-1, G-2, ... in table order (expected G-{position})")
+            report.fail(f"{TABLE_FILE}:{line}: row {position} has id G-{number}; the ids must "
+                        f"be G-1, G-2, ... in table order (expected G-{position})")
         guarantees[number] = (line, cells[1] if len(cells) > 1 else "")
 
     citations = citing_files(root)
     for path, found in sorted(citations.items()):
         for number, lines in sorted(found.items()):
             if number not in guarantees:
-                report.fail(f"{path}:{lines[0]}: cites G-{number}, which README.md's "
-                            f"guarantees table does not have")
-    for number, line in ((int(m.group(1)), n) for n, text in enumerate(readme_lines, start=1)
-                         if n not in table_lines for m in ID_PATTERN.finditer(text)):
-        if number not in guarantees:
-            report.fail(f"README.md:{line}: mentions G-{number}, which the guarantees table "
-                        f"does not have")
+                report.fail(f"{path}:{lines[0]}: cites G-{number}, which the guarantees table "
+                            f"of {TABLE_FILE} does not have")
+    # The README and the pages under docs/ may cite ids anywhere; each must exist.
+    documents = [("README.md", readme_lines, set()), (TABLE_FILE, guarantee_lines, table_lines)]
+    for page in sorted((root / "docs").glob("*.md")):
+        relative = page.relative_to(root).as_posix()
+        if relative != TABLE_FILE:
+            documents.append((relative, page.read_text(encoding="utf-8").splitlines(), set()))
+    for name, lines, skipped in documents:
+        for number, line in mentions(lines, skipped):
+            if number not in guarantees:
+                report.fail(f"{name}:{line}: mentions G-{number}, which the guarantees table "
+                            f"does not have")
+
+    bullets = readme_bullets(readme_lines, report)
+    for number, (line, _) in sorted(guarantees.items()):
+        if number not in bullets:
+            report.fail(f"README.md: the section '{README_SECTION_TITLE}' has no bullet "
+                        f"'- G-{number}: ...' for the guarantee of {TABLE_FILE}:{line}")
 
     cited_by = {number: [path for path, found in citations.items() if number in found]
                 for number in guarantees}
     for number, (line, _) in sorted(guarantees.items()):
         if not cited_by[number]:
-            report.fail(f"README.md:{line}: G-{number} has no test citing it (add "
+            report.fail(f"{TABLE_FILE}:{line}: G-{number} has no test citing it (add "
                         f"`// G-{number}: <what it proves>` next to the test that proves it)")
     for position, (line, cells) in enumerate(rows, start=1):
         match = re.fullmatch(r"G-([0-9]+)", cells[0]) if cells else None
@@ -232,8 +285,9 @@ def main():
     files = len(citations)
     total = sum(len(found) for found in citations.values())
     print(f"traceability: OK: {len(guarantees)} guarantees (G-1 to G-{len(guarantees)}), each "
-          f"cited by at least one test; {total} citations in {files} files under tests/, none "
-          f"of an unknown id; every file the table names exists and cites its row")
+          f"cited by at least one test and by a README bullet; {total} citations in {files} "
+          f"files under tests/, none of an unknown id; every file the table names exists and "
+          f"cites its row")
     return 0
 
 

@@ -5,7 +5,8 @@
 Usage: scripts/plot_benchmarks.py [--competitive FILE] [--mccc FILE] [--out DIR]
 
 Without file arguments the newest bench/results/competitive-*.json and
-bench/results/mccc_benchmark-*.json are used (the raw files of a run). Charts are written to DIR
+bench/results/mccc_benchmark-*.json are used (the raw files of a run, named
+<program>-<commit>-<machine>-<compiler>.json; newest by the start time each records). Charts are written to DIR
 (default docs/benchmarks/, where docs/benchmarks.md shows them). Needs only the Python standard
 library and the gnuplot binary.
 """
@@ -22,9 +23,19 @@ RESULTS_DIR = os.path.join(ROOT, "bench", "results")
 CHART_DIR = os.path.join(ROOT, "docs", "benchmarks")
 
 
+def started(path):
+    """The run's start time as recorded in its JSON ("" when unreadable): file names carry the
+    commit, not the time, so they do not sort by age."""
+    try:
+        with open(path) as f:
+            return json.load(f).get("run", {}).get("started_utc", "")
+    except (OSError, ValueError):
+        return ""
+
+
 def newest(pattern):
-    files = sorted(glob.glob(os.path.join(RESULTS_DIR, pattern)))
-    return files[-1] if files else None
+    files = glob.glob(os.path.join(RESULTS_DIR, pattern))
+    return max(files, key=lambda path: (started(path), path)) if files else None
 
 
 def quote(text):
@@ -161,11 +172,22 @@ def competitive_charts(path, out_dir):
               second="P99 (median over rounds)")
 
 
+# The performance modes as the documentation spells them; older result files recorded the
+# original MCCC's upper-case names.
+MODE_NAMES = {"FULL_FEATURED": "kFullFeatured", "NO_STATS": "kNoStats", "BARE_METAL": "kBareMetal"}
+
+
+def mode_label(mode):
+    for old, new in MODE_NAMES.items():
+        mode = mode.replace(old, new)
+    return mode
+
+
 def mccc_charts(path, out_dir):
     with open(path) as f:
         doc = json.load(f)
     res = doc["results"]
-    rows = [(r["mode"], r["msgs_per_sec"]["median"] / 1e6, r["msgs_per_sec"]["min"] / 1e6,
+    rows = [(mode_label(r["mode"]), r["msgs_per_sec"]["median"] / 1e6, r["msgs_per_sec"]["min"] / 1e6,
              r["msgs_per_sec"]["max"] / 1e6) for r in res["modes"]]
     bar_chart(os.path.join(out_dir, "mccc_modes.svg"),
               "mccc modes and dispatch, E2E 24-byte payload", "M msg/s", rows)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The memory a loan pool takes, exactly as the README ("Large messages: loans") states it:
+// The memory a loan pool takes, exactly as docs/loans.md ("Memory") states it:
 //
 //   pool bytes   = round_up(control + N x BlockBytes(), max(block alignment, c))
 //   BlockBytes() = round_up(round_up(header, alignof(T)) + sizeof(T), block alignment)
@@ -17,9 +17,9 @@
 // The expectations below are that formula written out once (FormulaOf) and checked against the
 // compiler's sizeof for many message sizes, alignments and pool sizes, single- and multi-core;
 // then the bus: adding pools adds their bytes (up to the bus's alignment), and a loaned
-// alternative is a two-pointer handle. The worked example of the README (8 scans of 100 KB; the 13
-// GB of an inline variant) is checked literally on 64-bit hosts. Everything is constant: a failure
-// names the numbers.
+// alternative is a two-pointer handle. The worked example of docs/loans.md (8 scans of 100 KB; the
+// 13 GB of an inline variant) is checked literally on 64-bit hosts. Everything is constant: a
+// failure names the numbers.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -48,7 +48,7 @@ constexpr std::size_t kHeaderAlign = alignof(void*);
 constexpr std::size_t kCounterBytes = std::atomic<uint64_t>::is_always_lock_free ? 8U : 4U;
 constexpr std::size_t kCacheLine = 64U;
 
-/// What the README's formula says about LoanPool<T, N, kSingleCore>.
+/// What the formula of docs/loans.md says about LoanPool<T, N, kSingleCore>.
 template <typename T, uint32_t kBlocks, bool kSingleCore>
 struct FormulaOf {
   static constexpr std::size_t kBlockAlign =
@@ -112,7 +112,7 @@ struct alignas(128) WideRecord {  // aligned beyond a cache line
 struct alignas(64) ImageTile {  // 4 KB, line-aligned
   unsigned char pixels[4096];
 };
-struct PointCloud {  // the README's 100 KB scan
+struct PointCloud {  // docs/loans.md's 100 KB scan
   uint32_t sensor;
   uint32_t sequence;
   uint32_t count;
@@ -148,7 +148,7 @@ TEST(LoanFootprint, HeaderAndHandleSizes) {
   EXPECT_EQ(sizeof(mccc::Retained<PointCloud>), 2U * sizeof(void*));
 }
 
-// G-15: every pool's size follows the README's formula (multi-core here, single-core next)
+// G-15: every pool's size follows the formula of docs/loans.md (multi-core here, single-core next)
 TEST(LoanFootprint, MultiCorePoolsFollowTheFormula) {
   ExpectFormulaForEveryType<false>();
 }
@@ -170,7 +170,7 @@ TEST(LoanFootprint, ControlIsThreeLinesOnMultiCore) {
   constexpr std::size_t kTileBlock = PoolUnderTest<Tile, 1U, false>::BlockBytes();
   constexpr auto kBlocksInOneLine =
       static_cast<uint32_t>((kCacheLine - 16U - 4U * kCounterBytes) / kWordBytes * kWordBytes * 8U);
-  static_assert(kCounterBytes != 8U || kBlocksInOneLine == 128U, "as the README says");
+  static_assert(kCounterBytes != 8U || kBlocksInOneLine == 128U, "as docs/loans.md says");
   EXPECT_EQ(sizeof(PoolUnderTest<Tile, 1U, false>) - 1U * kTileBlock, 3U * kCacheLine);
   EXPECT_EQ(sizeof(PoolUnderTest<Tile, kBlocksInOneLine, false>) - kBlocksInOneLine * kTileBlock,
             3U * kCacheLine);
@@ -243,10 +243,10 @@ TEST(LoanFootprint, PoolsAddExactlyTheirBytesToTheBus) {
   EXPECT_EQ(SingleCoreBus::SlotBytes(), SingleCoreBusWithoutPool::SlotBytes());
 }
 
-// G-15: the README's worked example
+// G-15: the worked example of docs/loans.md
 TEST(LoanFootprint, WorkedExampleOf64BitHosts) {
   if (sizeof(void*) != 8U || kWordBytes != 8U) {
-    GTEST_SKIP() << "the README's worked example is for 64-bit multi-core hosts";
+    GTEST_SKIP() << "the worked example of docs/loans.md is for 64-bit multi-core hosts";
   }
   EXPECT_EQ(sizeof(PointCloud), 98316U);
   // 24 + 98,316 = 98,340, rounded up to 64.
@@ -264,7 +264,7 @@ TEST(LoanFootprint, WorkedExampleOf64BitHosts) {
   EXPECT_EQ(kDefaultSlots * ScanBus::SlotBytes(), 8454144U);            // 8.1 MiB
 }
 
-// G-13: the README's table of pool limits and HIGH reserves
+// G-13: docs/loans.md's table of pool limits and HIGH reserves
 TEST(LoanFootprint, AdmissionLimitsQuotedInTheReadme) {
   using Eight = mccc::LoanAdmission<8U>;
   EXPECT_EQ(Eight::kLowLimit, 5U);     // ceil(4.8)

@@ -82,7 +82,7 @@ MessagePriority PriorityOf(uint32_t i) {
   }
 }
 
-// G-7: the README's burst figures, without a HIGH lane (and with one, the next test)
+// G-7: the burst figures of docs/guarantees.md, without a HIGH lane (and with one, the next test)
 TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   auto bus = std::make_unique<BigBus>();
   constexpr uint32_t kBurst = 150000U;

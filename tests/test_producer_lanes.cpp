@@ -1029,9 +1029,9 @@ TEST(ProducerLanes, AHandlerInterruptedWhileWritingTheHandlerAreaRefusesTheInner
 
 }  // namespace
 
-// The README's memory formula for a lane: kLaneDepth envelopes back to back (no per-slot word,
-// no padding between them) and the handler area's kHandlerSlots envelopes, rounded up to a line,
-// plus three lines (the owner's, the published tail's, the consumer's).
+// The memory formula for a lane (docs/priorities-and-lanes.md): kLaneDepth envelopes back to back
+// (no per-slot word, no padding between them) and the handler area's kHandlerSlots envelopes,
+// rounded up to a line, plus three lines (the owner's, the published tail's, the consumer's).
 TEST(ProducerLanes, ALaneTakesItsEnvelopesBackToBackPlusThreeLines) {
   using Envelope = mccc::MessageEnvelope<Payload>;
   constexpr std::size_t kLine = 64U;

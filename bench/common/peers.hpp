@@ -56,7 +56,7 @@ constexpr std::size_t kBulk = 256U;
 
 #if MCCC_BENCH_HAVE_MOODYCAMEL
 /// @brief moodycamel::ConcurrentQueue: explicit producer tokens, consumer token, bulk dequeue
-/// (the README's fastest path); try_enqueue keeps it bounded to the preallocated blocks.
+/// (its README's fastest path); try_enqueue keeps it bounded to the preallocated blocks.
 /// kBatch > 0: producers call try_enqueue_bulk with kBatch messages (all or none).
 template <typename P, typename Sink, std::size_t kBatch = 0U>
 class MoodycamelAdapter {

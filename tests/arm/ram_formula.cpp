@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The README's RAM formula ("Porting to an MCU / RTOS", Memory), checked exactly against the
+// The RAM formula of docs/porting.md ("Memory"), checked exactly against the
 // compiler's layout on Cortex-M (built for cortex-m4 and cortex-m0 with -DNDEBUG, as a product
 // image is; tests/CMakeLists.txt). A bus of a single-core build with 32-bit positions is
 //   (kQueueDepth + kHighQueueDepth) x SlotBytes()
@@ -52,17 +52,17 @@ constexpr bool FormulaHolds() {
 using Two = std::variant<Sample, Command>;
 using Four = std::variant<Sample, Command, Status, Setpoint>;
 
-static_assert(FormulaHolds<Two, 64U, 16U, 1U, 16U>(), "README RAM formula: 64 + 16 slots");
-static_assert(FormulaHolds<Two, 64U, 0U, 1U, 16U>(), "README RAM formula: 64 slots, no HIGH lane");
-static_assert(FormulaHolds<Two, 256U, 16U, 2U, 16U>(), "README RAM formula: 256 + 16 slots");
-static_assert(FormulaHolds<Two, 1024U, 0U, 2U, 64U>(), "README RAM formula: 1024 slots");
-static_assert(FormulaHolds<Four, 64U, 16U, 1U, 16U>(), "README RAM formula: four types");
-static_assert(FormulaHolds<Four, 128U, 8U, 3U, 24U>(), "README RAM formula: 3 per type");
-static_assert(FormulaHolds<Four, 64U, 16U, 4U, 32U>(), "README RAM formula: 4 per type");
+static_assert(FormulaHolds<Two, 64U, 16U, 1U, 16U>(), "RAM formula: 64 + 16 slots");
+static_assert(FormulaHolds<Two, 64U, 0U, 1U, 16U>(), "RAM formula: 64 slots, no HIGH lane");
+static_assert(FormulaHolds<Two, 256U, 16U, 2U, 16U>(), "RAM formula: 256 + 16 slots");
+static_assert(FormulaHolds<Two, 1024U, 0U, 2U, 64U>(), "RAM formula: 1024 slots");
+static_assert(FormulaHolds<Four, 64U, 16U, 1U, 16U>(), "RAM formula: four types");
+static_assert(FormulaHolds<Four, 128U, 8U, 3U, 24U>(), "RAM formula: 3 per type");
+static_assert(FormulaHolds<Four, 64U, 16U, 4U, 32U>(), "RAM formula: 4 per type");
 
-// The 8-byte-message slot the README quotes: a compact NullClock envelope of 20 B + the 4-byte
+// The 8-byte-message slot docs/porting.md quotes: a compact NullClock envelope of 20 B + the 4-byte
 // sequence word.
 static_assert(mccc::AsyncBus<Two, McuTraits<64U, 16U, 1U, 16U>>::SlotBytes() == 24U,
-              "README: 24 B per slot for a variant of two 8-byte messages");
+              "docs/porting.md: 24 B per slot for a variant of two 8-byte messages");
 
 }  // namespace

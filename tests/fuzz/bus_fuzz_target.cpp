@@ -74,7 +74,7 @@
 // Regression inputs (tests/fuzz/regressions/) replay inputs that once found a bug; they run with
 // MCCC_FUZZ_STRICT=1, which tolerates nothing (no known bug is tolerated at present either).
 //
-// The README's guarantees this model checks after every operation of every input:
+// The guarantees (docs/guarantees.md) this model checks after every operation of every input:
 // G-2: HIGH before the backlog, never refused by a LOW/MEDIUM flood, LOW/MEDIUM served one a
 //      HIGH lane under a HIGH flood (the two FIFOs above)
 // G-5: statistics exact in FULL_FEATURED, nothing counted in the other modes
@@ -1277,8 +1277,8 @@ class Harness {
 
   /// PublishEmplace<Small> whose constructor, running inside the claimed slot (a lane's, or a
   /// ring's), publishes one more Small of the same priority, as a signal handler interrupting
-  /// the publish would (README "Signal and interrupt handlers"; the handler area of a lane,
-  /// ring/producer_lane.hpp). Documented outcome: the same as the two publishes one after the
+  /// the publish would (docs/porting.md "Signal handlers on hosted builds"; the handler area of a
+  /// lane, ring/producer_lane.hpp). Documented outcome: the same as the two publishes one after the
   /// other, the interrupted one first (it was admitted, and claimed its place, before the inner
   /// one began), so the model applies them in that order.
   void PublishEmplaceWithNested(uint32_t seq, MessagePriority priority, uint32_t sender) {

@@ -76,7 +76,7 @@ volatile std::uint32_t g_produced = 0U;
 // ---------------------------------------------------------------------------------------------
 using Payload = std::variant<SensorSample, MotorCommand>;
 
-/// The traits the README's "Porting to an MCU / RTOS" section suggests for one core; everything
+/// The traits docs/porting.md suggests for one core; everything
 /// else is the bare-metal default (compact envelopes, NullClock, PRIMASK). The application
 /// dispatches with a visitor, so one subscriber per type is the table it needs.
 /// FOOTPRINT_HIGH_SLOTS: the HIGH lane (the bare-metal default is 16 slots; 0 = none).
