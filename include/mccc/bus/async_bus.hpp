@@ -37,8 +37,10 @@
 #include "mccc/detail/id_base.hpp"
 #include "mccc/detail/scoped_flag.hpp"
 #include "mccc/detail/static_instance.hpp"
+#include "mccc/detail/timeout_micros.hpp"
 #include "mccc/detail/variant_traits.hpp"
 #include "mccc/detail/word_copy.hpp"
+#include "mccc/dispatch/scoped_subscription.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
 #include "mccc/loans/loan_handles.hpp"
@@ -296,6 +298,17 @@ class AsyncBus
     static_assert(detail::kIsAlternative<AlternativeFor<T>, Payload>,
                   "mccc: SubscriberCount<T>: T is not an alternative of the bus payload variant");
     return table_.CountActive(detail::AlternativeIndex<AlternativeFor<T>, Payload>::value);
+  }
+
+  /// @brief Subscribe<T>, with the subscription owned by the returned ScopedSubscription: it ends
+  /// when that object is destroyed or reset (dispatch/scoped_subscription.hpp), or outlives it
+  /// through Release(). The callback is taken exactly as by Subscribe. Empty (IsActive() false,
+  /// nothing to unsubscribe) when Subscribe would return an invalid handle. This bus must outlive
+  /// the returned object. Thread-safe; may be called from inside a callback (as Subscribe), and
+  /// the object may be destroyed there too, in its own callback included (as Unsubscribe).
+  template <typename T, typename F>
+  [[nodiscard]] ScopedSubscription SubscribeScoped(F&& callback) noexcept {
+    return ScopedSubscription(*this, Subscribe<T>(std::forward<F>(callback)));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -769,6 +782,20 @@ class AsyncBus
     parking_.Park([this]() noexcept { return HasClaimedWork(); }, timeout_us);
     return HasReadyMessage();
   }
+
+#if MCCC_HOSTED
+  /// @brief WaitForMessages with a std::chrono duration, e.g. `WaitForMessages(5ms)`: the same
+  /// call with `timeout` in whole microseconds by one rule (detail/timeout_micros.hpp): rounded
+  /// up (1 ns waits 1 us, 1.5 us waits 2 us: never shorter than asked), saturated at UINT32_MAX
+  /// us (a little over 71 minutes), and zero or negative become 0, which is
+  /// WaitForMessages(0U): whether a message is ready, without sleeping (the kernel waits return
+  /// at once; a ConsumerWait hook is handed 0). Consumer thread only. Hosted builds only:
+  /// bare-metal builds keep <chrono> out (config.hpp) and use the uint32_t form.
+  template <class Rep, class Period>
+  bool WaitForMessages(std::chrono::duration<Rep, Period> timeout) noexcept {
+    return WaitForMessages(detail::TimeoutMicros(timeout));
+  }
+#endif
 
   /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
   /// request set before this call). A request made before the consumer parks is not lost.
