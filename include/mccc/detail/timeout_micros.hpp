@@ -67,7 +67,12 @@ constexpr uint32_t TimeoutMicros(std::chrono::duration<Rep, Period> timeout) noe
     if (timeout.count() <= Rep{0}) {
       return 0U;
     }
-    const auto count = static_cast<uintmax_t>(timeout.count());
+    uintmax_t count = 0U;
+    if constexpr (std::is_same_v<Rep, uintmax_t>) {
+      count = timeout.count();  // a cast would be useless (-Wuseless-cast)
+    } else {
+      count = static_cast<uintmax_t>(timeout.count());  // positive here
+    }
     const uintmax_t whole = count / kDen;  // whole multiples of kDen: exactly whole * kNum us
     if (whole > kMax / kNum) {
       return kMax;  // whole * kNum alone exceeds the maximum
