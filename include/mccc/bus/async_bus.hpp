@@ -786,8 +786,8 @@ class AsyncBus
 #if MCCC_HOSTED
   /// @brief WaitForMessages with a std::chrono duration, e.g. `WaitForMessages(5ms)`: the same
   /// call with `timeout` in whole microseconds by one rule (detail/timeout_micros.hpp): rounded
-  /// up (1 ns waits 1 us, 1.5 us waits 2 us: never shorter than asked), saturated at UINT32_MAX
-  /// us (a little over 71 minutes), and zero or negative become 0, which is
+  /// up (1 ns becomes 1 us, 1.5 us becomes 2 us: a timeout never shorter than asked), saturated
+  /// at UINT32_MAX us (a little over 71 minutes), and zero or negative become 0, which is
   /// WaitForMessages(0U): whether a message is ready, without sleeping (the kernel waits return
   /// at once; a ConsumerWait hook is handed 0). Consumer thread only. Hosted builds only:
   /// bare-metal builds keep <chrono> out (config.hpp) and use the uint32_t form.
