@@ -36,8 +36,10 @@ static_assert(std::is_nothrow_destructible_v<ScopedSubscription>);
 static_assert(std::is_nothrow_default_constructible_v<ScopedSubscription>);
 static_assert(!std::is_convertible_v<ScopedSubscription, bool>);  // explicit operator bool
 // SubscribeScoped returns the one ScopedSubscription type.
-void IgnoreInt(const int&) {}
-static_assert(std::is_same_v<decltype(std::declval<Bus&>().SubscribeScoped<int>(&IgnoreInt)),
+struct IgnoreInt {
+  void operator()(const int&) const {}
+};
+static_assert(std::is_same_v<decltype(std::declval<Bus&>().SubscribeScoped<int>(IgnoreInt{})),
                              ScopedSubscription>);
 
 class ScopedSubscriptionTest : public ::testing::Test {
