@@ -19,6 +19,7 @@
 #include "mccc/bus/async_bus.hpp"
 #include "mccc/bus/stored_envelope.hpp"
 #include "mccc/dispatch/overloaded.hpp"
+#include "mccc/dispatch/scoped_subscription.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
 #include "mccc/platform/critical_section.hpp"

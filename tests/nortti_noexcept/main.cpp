@@ -96,10 +96,16 @@ int LoanedMessage() {
 
 }  // namespace
 
+int ScopedSubscriptionWithoutExceptionsOrRtti();  // scoped_subscription.cpp
+
 int main() {
   const int inline_result = InlineMessage();
   if (inline_result != 0) {
     return inline_result;
+  }
+  const int scoped_result = ScopedSubscriptionWithoutExceptionsOrRtti();
+  if (scoped_result != 0) {
+    return scoped_result;
   }
   return LoanedMessage();
 }

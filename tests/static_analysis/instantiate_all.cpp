@@ -29,6 +29,11 @@
 #include <utility>
 #include <variant>
 
+#if MCCC_HOSTED
+#include <chrono>
+#include <ratio>
+#endif
+
 #include "mccc/component.hpp"
 #include "mccc/components/idle_strategy.hpp"
 #include "mccc/static_component.hpp"
@@ -451,6 +456,31 @@ int ExerciseActiveObject() {
   return failures;
 }
 
+// ---- ScopedSubscription and the chrono timeouts ------------------------------------------------
+int ExerciseScopedSubscription() {
+  int failures = 0;
+  auto bus = std::make_unique<Bus>();
+  int seen = 0;
+  mccc::ScopedSubscription owned =
+      bus->SubscribeScoped<Temperature>([&seen](const Temperature& t) { seen += t.celsius; });
+  mccc::ScopedSubscription moved(std::move(owned));
+  mccc::ScopedSubscription converted(
+      *bus, bus->Subscribe<Command>([&seen](const Command& /*c*/) { ++seen; }));
+  converted = std::move(moved);  // ends the Command subscription
+  Check(converted.IsActive() && converted.Handle().IsValid(), failures);
+  Check(bus->Publish(Temperature{4}, 1U) && bus->ProcessBatch() == 1U && seen == 4, failures);
+  const mccc::SubscriptionHandle kept = converted.Release();
+  Check(!converted.Reset() && bus->Unsubscribe(kept), failures);
+#if MCCC_HOSTED
+  Check(!bus->WaitForMessages(std::chrono::nanoseconds(1)), failures);
+  const mccc::IdleStrategy idle =
+      mccc::IdleStrategy::SpinThenYieldThenSleep(1U, 1U, std::chrono::milliseconds(2))
+          .WithMaxSleep(std::chrono::duration<double, std::micro>(1.5));
+  Check(idle.max_sleep_us == 2U && idle.MaxSleep().count() == 2, failures);
+#endif
+  return failures;
+}
+
 // ---- Test hooks (compiled in with -DMCCC_ENABLE_TEST_HOOKS=1) ---------------------------------
 #if MCCC_ENABLE_TEST_HOOKS
 void AfterClaim(void* context, Bus::Position /*position*/) {
@@ -549,6 +579,7 @@ int main() {
   failures += ExerciseFixedString();
   failures += ExerciseFixedFunction();
   failures += ExerciseActiveObject();
+  failures += ExerciseScopedSubscription();
   failures += ExerciseClocksAndAdmission();
   failures += ExerciseTestHooks();
   failures += ExerciseRing<false, false>();

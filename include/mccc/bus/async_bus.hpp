@@ -13,7 +13,7 @@
 /// The parts below them: ring/ (the rings), admission/ (thresholds, the priority table),
 /// statistics/, dispatch/ (subscription table, visitor), wakeup/ (consumer parking), loans/.
 ///
-/// Thread-safety summary: Publish*, MakeProducer, Subscribe, Unsubscribe, the queue snapshots
+/// Thread-safety summary: Publish*, MakeProducer, Subscribe, SubscribeScoped, Unsubscribe, the queue snapshots
 /// (MarkClaimed and HasConsumed included), statistics, SetPerformanceMode and SetErrorCallback are
 /// thread-safe (any thread, any time); a Producer handle is used by one thread at a time.
 /// ProcessBatch, ProcessBatchWith and WaitForMessages belong to the one consumer thread.
@@ -32,6 +32,7 @@
 #include "mccc/config.hpp"
 #include "mccc/detail/static_instance.hpp"
 #include "mccc/detail/variant_traits.hpp"
+#include "mccc/dispatch/scoped_subscription.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/loans/loan_handles.hpp"
 #include "mccc/message.hpp"
@@ -194,6 +195,17 @@ class AsyncBus : public detail::PublishApi<AsyncBus<PayloadVariant, Traits>,
     static_assert(detail::kIsAlternative<Alternative, Payload>,
                   "mccc: SubscriberCount<T>: T is not an alternative of the bus payload variant");
     return this->table_.CountActive(detail::AlternativeIndex<Alternative, Payload>::value);
+  }
+
+  /// @brief Subscribe<T>, with the subscription owned by the returned ScopedSubscription: it ends
+  /// when that object is destroyed or reset (dispatch/scoped_subscription.hpp), or outlives it
+  /// through Release(). The callback is taken exactly as by Subscribe. Empty (IsActive() false,
+  /// nothing to unsubscribe) when Subscribe would return an invalid handle. This bus must outlive
+  /// the returned object. Thread-safe; may be called from inside a callback (as Subscribe), and
+  /// the object may be destroyed there too, in its own callback included (as Unsubscribe).
+  template <typename T, typename F>
+  [[nodiscard]] ScopedSubscription SubscribeScoped(F&& callback) noexcept {
+    return ScopedSubscription(*this, Subscribe<T>(std::forward<F>(callback)));
   }
 
   // ---- Publishing: publish_api.hpp (Publish, PublishWithPriority, PublishFast, PublishEmplace,

@@ -13,6 +13,7 @@
 
 #include "mccc/bus/publish_path.hpp"
 #include "mccc/config.hpp"
+#include "mccc/detail/timeout_micros.hpp"
 #include "mccc/dispatch/visit.hpp"
 #include "mccc/loans/loan_handles.hpp"
 #include "mccc/message.hpp"
@@ -121,6 +122,20 @@ class ConsumePath : public PublishPath<Config> {
     this->parking_.Park([this]() noexcept { return this->rings_.HasClaimedWork(); }, timeout_us);
     return this->rings_.HasReadyElement();
   }
+
+#if MCCC_HOSTED
+  /// @brief WaitForMessages with a std::chrono duration, e.g. `WaitForMessages(5ms)`: the same
+  /// call with `timeout` in whole microseconds by one rule (detail/timeout_micros.hpp): rounded
+  /// up (1 ns becomes 1 us, 1.5 us becomes 2 us: a timeout never shorter than asked), saturated
+  /// at UINT32_MAX us (a little over 71 minutes), and zero or negative become 0, which is
+  /// WaitForMessages(0U): whether a message is ready, without sleeping (the kernel waits return
+  /// at once; a ConsumerWait hook is handed 0). Consumer thread only. Hosted builds only:
+  /// bare-metal builds keep <chrono> out (config.hpp) and use the uint32_t form.
+  template <class Rep, class Period>
+  bool WaitForMessages(std::chrono::duration<Rep, Period> timeout) noexcept {
+    return WaitForMessages(TimeoutMicros(timeout));
+  }
+#endif
 
   /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
   /// request set before this call). A request made before the consumer parks is not lost.

@@ -56,7 +56,9 @@
 /// See idle_strategy.hpp. The sleeping strategy sleeps in AsyncBus::WaitForMessages (a futex on
 /// Linux, a condition variable elsewhere); the next publish wakes it, and producers pay one plain
 /// load, no system call, while the consumer is awake. The spin/yield phases restart only after a
-/// poll found work, so an idle consumer wakes only once per `max_sleep_us`.
+/// poll found work, so an idle consumer wakes only once per `max_sleep_us`. The bound also takes a
+/// std::chrono duration, rounded up to whole microseconds:
+/// `options.idle_strategy = IdleStrategy::SpinThenYieldThenSleep().WithMaxSleep(50ms);`.
 ///
 /// ## Thread-safety
 /// Start(), Stop() and the destructor: one controlling thread at a time (not thread-safe against

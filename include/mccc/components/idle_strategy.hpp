@@ -21,6 +21,11 @@
 
 #include "mccc/config.hpp"
 #include "mccc/detail/cpu_relax.hpp"
+#include "mccc/detail/timeout_micros.hpp"
+
+#if MCCC_HOSTED
+#include <chrono>
+#endif
 
 namespace mccc {
 
@@ -44,6 +49,9 @@ enum class IdleAction : uint8_t {
 /// @code
 ///   mccc::IdleStrategy idle = mccc::IdleStrategy::SpinThenYieldThenSleep();
 ///   idle.max_sleep_us = 50000U;  // re-check at least every 50 ms even without a publish
+///   // Hosted builds also take a std::chrono duration (rounded up to whole microseconds):
+///   idle =
+///   mccc::IdleStrategy::SpinThenYieldThenSleep().WithMaxSleep(std::chrono::milliseconds(50));
 /// @endcode
 /// Thread-safety: a plain value; copy it freely.
 struct IdleStrategy {
@@ -85,6 +93,33 @@ struct IdleStrategy {
       uint32_t max_sleep_us = kDefaultMaxSleepUs) noexcept {
     return IdleStrategy{IdleMode::kSpinThenYieldThenSleep, spin_polls, yield_polls, max_sleep_us};
   }
+
+#if MCCC_HOSTED
+  /// @brief SpinThenYieldThenSleep with the sleep bound as a std::chrono duration, converted by
+  /// the rule of AsyncBus::WaitForMessages (detail/timeout_micros.hpp): rounded up to whole
+  /// microseconds, saturated at UINT32_MAX us; zero or negative give max_sleep_us 0, which
+  /// IsValid() refuses. Hosted builds only (<chrono>).
+  template <class Rep, class Period>
+  static constexpr IdleStrategy SpinThenYieldThenSleep(
+      uint32_t spin_polls, uint32_t yield_polls,
+      std::chrono::duration<Rep, Period> max_sleep) noexcept {
+    return SpinThenYieldThenSleep(spin_polls, yield_polls, detail::TimeoutMicros(max_sleep));
+  }
+
+  /// @brief A copy with `max_sleep` as the sleep bound, converted as above:
+  /// `IdleStrategy::SpinThenYieldThenSleep().WithMaxSleep(std::chrono::milliseconds(50))`.
+  template <class Rep, class Period>
+  constexpr IdleStrategy WithMaxSleep(std::chrono::duration<Rep, Period> max_sleep) const noexcept {
+    IdleStrategy copy = *this;
+    copy.max_sleep_us = detail::TimeoutMicros(max_sleep);
+    return copy;
+  }
+
+  /// @brief max_sleep_us as a std::chrono duration. Hosted builds only.
+  constexpr std::chrono::microseconds MaxSleep() const noexcept {
+    return std::chrono::microseconds(max_sleep_us);
+  }
+#endif
 
   /// @brief False for a configuration a loop must refuse: a sleeping mode with max_sleep_us 0,
   /// or a mode value that is not an IdleMode enumerator.
