@@ -84,10 +84,12 @@ WARNINGS=(-Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wcas
           -Wold-style-cast -Wdouble-promotion -Wundef -Werror)
 CORTEX_M4=(-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -DMCCC_HOSTED=0)
 # Headers that need an operating system, left out of the Cortex-M4 compile: the ZeroMQ bridge
-# transport (and the bridge umbrella that includes it) needs libzmq, a hosted library.
-HOSTED_ONLY=(include/mccc/bridge/bridge.hpp include/mccc/bridge/zmq_transport.hpp)
-# Headers that need ZeroMQ's C header on the host (libzmq3-dev).
-NEEDS_ZMQ=(include/mccc/bridge/bridge.hpp include/mccc/bridge/zmq_transport.hpp)
+# transport and its parts (bridge/zmq_*.hpp: libzmq, a hosted library, and POSIX descriptors),
+# and the bridge umbrella that includes them.
+HOSTED_ONLY=(include/mccc/bridge/bridge.hpp include/mccc/bridge/zmq_*.hpp)
+# Headers that need ZeroMQ's C header on the host (libzmq3-dev); zmq_wake_signal.hpp does not,
+# but is left out with the others when zmq.h is missing.
+NEEDS_ZMQ=(include/mccc/bridge/bridge.hpp include/mccc/bridge/zmq_*.hpp)
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT

@@ -8,7 +8,7 @@
 // stacks are therefore not ours to see; every other race is. The same holds for libsodium, which
 // libzmq's I/O thread calls to decrypt a CURVE message in place before handing it over. (An
 // inproc:// message, handed from the sending thread to the receiving one by pointer, needs no
-// suppression: the transport marks that hand-over for TSan, zmq_transport.hpp.)
+// suppression: the transport marks that hand-over for TSan, bridge/zmq_message_io.hpp.)
 #ifndef MCCC_TESTS_BRIDGE_TSAN_SUPPRESSIONS_HPP_
 #define MCCC_TESTS_BRIDGE_TSAN_SUPPRESSIONS_HPP_
 

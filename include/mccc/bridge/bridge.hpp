@@ -42,9 +42,6 @@ struct DefaultBridgeTraits : BridgeTraitsBase {
   using Transport = ZmqTransport;  ///< DEALER/ROUTER socket pairs, one per channel.
 };
 
-/// @brief The transport context a process shares among its exporters and importers.
-using ZmqContext = ZmqTransport::Context;
-
 /// @brief Exporter over ZeroMQ.
 template <typename Bus, typename Selection = AllTypes, typename Traits = DefaultBridgeTraits>
 using Exporter = BasicExporter<Bus, Selection, Traits>;

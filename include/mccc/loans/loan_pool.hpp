@@ -3,7 +3,9 @@
 /// @brief `LoanPool`: a fixed pool of blocks for one message type that travels by loan
 /// (loans/loan_handles.hpp). Allocation is lock-free from any thread, release wait-free from any
 /// thread; no heap, ever: the blocks are members, and a fresh pool is all zero bytes (so a bus in
-/// static storage keeps its pools in .bss).
+/// static storage keeps its pools in .bss). This file holds the blocks and how a free one is
+/// found and given back; the limits by priority and the counters are in loans/loan_admission.hpp,
+/// the reference count of a block in loans/loan_references.hpp.
 ///
 /// Two ways of finding a free block, chosen by the size of T, both without ABA (nothing read
 /// can come back stale: no pointer, no generation):
@@ -31,79 +33,16 @@
 #include <type_traits>
 #include <utility>
 
-#include "mccc/admission/priority_admission.hpp"
 #include "mccc/config.hpp"
 #include "mccc/detail/atomic_ops.hpp"
+#include "mccc/detail/lowest_set_bit.hpp"
+#include "mccc/loans/loan_admission.hpp"
 #include "mccc/loans/loan_handles.hpp"
+#include "mccc/loans/loan_references.hpp"
 #include "mccc/message.hpp"
+#include "mccc/platform/critical_section.hpp"
 
 namespace mccc {
-
-/// @brief Counters of one loan pool (AsyncBus::GetLoanStatistics). The counters count in
-/// kFullFeatured mode only, like the bus's; capacity and in_use are always exact snapshots.
-struct LoanPoolStatistics {
-  uint32_t capacity;                 ///< Blocks in the pool.
-  uint32_t in_use;                   ///< Blocks loaned, queued or retained now.
-  uint32_t high_water;               ///< Most blocks in use at once since the last reset.
-  uint64_t loans_granted;            ///< Loans handed out.
-  uint64_t high_priority_refused;    ///< HIGH loans refused (the pool was full).
-  uint64_t medium_priority_refused;  ///< MEDIUM loans refused (at or above the MEDIUM limit).
-  uint64_t low_priority_refused;     ///< LOW loans refused (at or above the LOW limit).
-};
-
-/// @brief Admission of a pool of `kBlocks` blocks: a loan of priority P is granted while fewer
-/// blocks than P's limit are in use. LOW and MEDIUM use the ring's percentages
-/// (PriorityAdmission), but MEDIUM always leaves at least one block that only HIGH may take, so a
-/// flood of LOW or MEDIUM loans can never leave a HIGH message without a block. HIGH may take the
-/// whole pool. A pool of one block is HIGH-only.
-template <uint32_t kBlocks>
-struct LoanAdmission {
-  static_assert(kBlocks > 0U, "mccc: a loan pool needs at least one block");
-  using Percentages = PriorityAdmission<kBlocks>;
-  static constexpr uint32_t kHighLimit = kBlocks;
-  static constexpr uint32_t kMediumLimit = static_cast<uint32_t>(
-      std::min<uint64_t>(Percentages::LimitForPercent(Percentages::kMediumPercent), kBlocks - 1U));
-  static constexpr uint32_t kLowLimit = static_cast<uint32_t>(
-      std::min<uint64_t>(Percentages::LimitForPercent(Percentages::kLowPercent), kMediumLimit));
-  /// Blocks only HIGH loans may take.
-  static constexpr uint32_t kHighReserve = kHighLimit - kMediumLimit;
-
-  /// @brief Blocks in use at or above which a loan of `priority` is refused.
-  static constexpr uint32_t LimitFor(MessagePriority priority) noexcept {
-    switch (priority) {
-      case MessagePriority::kLow:
-        return kLowLimit;
-      case MessagePriority::kMedium:
-        return kMediumLimit;
-      case MessagePriority::kHigh:
-        return kHighLimit;
-    }
-    return kMediumLimit;  // unreachable for valid enumerators
-  }
-};
-
-namespace detail {
-
-/// @brief Index of the lowest set bit of a non-zero word.
-template <typename Word>
-MCCC_ALWAYS_INLINE unsigned LowestSetBit(Word word) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  if constexpr (sizeof(Word) > sizeof(unsigned long)) {
-    return static_cast<unsigned>(__builtin_ctzll(word));
-  } else {
-    return static_cast<unsigned>(__builtin_ctzl(word));
-  }
-#else
-  unsigned bit = 0U;
-  while ((word & Word{1}) == 0U) {
-    word = static_cast<Word>(word >> 1U);
-    ++bit;
-  }
-  return bit;
-#endif
-}
-
-}  // namespace detail
 
 /// @brief A pool of `kBlocks` blocks, each large enough for one T and its header.
 /// @tparam kSingleCore / CriticalSection As the bus's: a single-core pool uses compiler fences,
@@ -155,6 +94,8 @@ class LoanPool {
   static constexpr uint32_t kBitmapWords = kInTurn ? 1U : kWords;
   static constexpr unsigned kLine =
       detail::kLineAlign<kSingleCore, kCacheLine, std::atomic<uint32_t>>;
+  // Adding, dropping and freeing a block's references (loans/loan_references.hpp).
+  using References = detail::LoanReferences<kSingleCore, CriticalSection>;
 
   struct alignas(kBlockAlign) Block {
     detail::LoanBlockHeader header;
@@ -268,7 +209,7 @@ class LoanPool {
     if (detail::LoadAcquire<kSingleCore>(block.header.references) == 0U) {
       return Retained<T>{};
     }
-    RetainBlock(block.header);
+    References::RetainBlock(block.header);
     return detail::LoanAccess::AdoptRetained(&block.header, &message);
   }
 
@@ -279,12 +220,12 @@ class LoanPool {
   /// only its count waits for the group. Consumer only.
   void DropFromConsumer(detail::LoanBlockHeader& header) noexcept {
     MCCC_ASSERT(header.pool == this, "a loaned message dropped into a foreign pool");
-    if (!DropReference(header)) {
+    if (!References::DropReference(header)) {
       return;
     }
     [[maybe_unused]] const uint32_t index = header.index;  // read while the block is this thread's
     DestroyMessage(header);
-    MarkFree(header);
+    References::MarkFree(header);
     if constexpr (!kInTurn) {  // an in-turn block is free now; only its count waits
       released_[index / kWordBits] |= Word{1} << (index % kWordBits);
     }
@@ -568,14 +509,6 @@ class LoanPool {
     return remaining >= kWordBits ? ~Word{0} : (Word{1} << remaining) - 1U;
   }
 
-  /// A count of 0 marks the block free, once its message is destroyed: an in-turn pool's
-  /// producers claim it from there, and Retain of a stale reference sees it.
-  static void MarkFree(detail::LoanBlockHeader& header) noexcept {
-    // release: pairs with TakeInTurn's acquire CAS of the count from 0 (the next owner: the
-    // destruction and the readers' accesses happen before it writes), and with Retain's acquire.
-    detail::StoreRelease<kSingleCore>(header.references, uint32_t{0});
-  }
-
   /// Returns block `index`, whose message is destroyed and whose count is 0 (MarkFree).
   void GiveBack(uint32_t index) noexcept {
     if constexpr (kInTurn) {
@@ -596,32 +529,6 @@ class LoanPool {
     }
   }
 
-  static void RetainBlock(detail::LoanBlockHeader& header) noexcept {
-    // relaxed: a reference is only ever made from one the caller holds, which already orders
-    // the message for this thread (as a shared_ptr copy); the drop that frees is acq_rel.
-    static_cast<void>(
-        detail::FetchAddRelaxed<kSingleCore, CriticalSection>(header.references, uint32_t{1}));
-  }
-
-  /// Drops one reference; true when it was the last (the caller then destroys and returns). The
-  /// count never reaches 0 here: 0 marks a free block, and this one is not free until its
-  /// message is destroyed.
-  static bool DropReference(detail::LoanBlockHeader& header) noexcept {
-    // acquire: pairs with the release half of other holders' decrements, so their reads of the
-    // message happen before its destruction. A count of 1 is this caller's own reference: no one
-    // else can add one (a reference is made only from a held one).
-    uint32_t references = detail::LoadAcquire<kSingleCore>(header.references);
-    while (references != 1U) {
-      // acq_rel: release publishes this holder's reads to the last holder; acquire (on failure
-      // too) so that a count of 1 read here orders the other holders' reads as above.
-      if (detail::CasWeakAcqRel<kSingleCore, CriticalSection>(header.references, references,
-                                                              references - 1U)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   static void DestroyMessage(detail::LoanBlockHeader& header) noexcept {
     // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
     Block& block = *reinterpret_cast<Block*>(&header);  // the header is the block's first member
@@ -630,17 +537,17 @@ class LoanPool {
   }
 
   static void DropBlock(detail::LoanBlockHeader& header) noexcept {
-    if (DropReference(header)) {
+    if (References::DropReference(header)) {
       // Read while the block is still this thread's: once it is free another taker rewrites them.
       auto* const pool = static_cast<LoanPool*>(header.pool);
       const uint32_t index = header.index;
       DestroyMessage(header);
-      MarkFree(header);
+      References::MarkFree(header);
       pool->GiveBack(index);
     }
   }
 
-  static constexpr detail::LoanBlockOps kOps{&RetainBlock, &DropBlock};
+  static constexpr detail::LoanBlockOps kOps{&References::RetainBlock, &DropBlock};
 
   // Written by every loan: the admission count, the cursor or the bitmap, and the counters
   // share a line (written by producers only in an in-turn pool).
