@@ -744,7 +744,7 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
 
 // G-8 with producer lanes: a PublishBatch is delivered in order, with one timestamp and
 // increasing ids, but the consumer serves the rings in turn, so another ring's message may come
-// between its messages (on a bus without lanes it is contiguous: test_async_bus.cpp).
+// between its messages (on a bus without lanes it is contiguous: bus/test_async_bus.cpp).
 TEST(ProducerLanes, ABatchArrivesInOrderWithOneTimestampAndOtherRingsMayComeBetween) {
   struct Seen {
     uint32_t producer;
