@@ -130,7 +130,7 @@ TEST(CompactEnvelope, TimestampTravelsWhenTheClockIsReal) {
   EXPECT_TRUE(bus->Unsubscribe(handle));
 }
 
-TEST(CompactEnvelope, HighLaneStillOvertakesTheBacklog) {
+TEST(CompactEnvelope, HighRingStillOvertakesTheBacklog) {
   auto bus = std::make_unique<CompactBus>();
   std::vector<uint32_t> order;
   const auto handle = bus->Subscribe<Reading>([&](const Reading& r) { order.push_back(r.seq); });
@@ -149,7 +149,8 @@ TEST(CompactEnvelope, RefusedPublishReportsTheNextIdAndLeavesStatisticsExact) {
   while (bus->Publish(Command{admitted, 0U}, 1U)) {
     ++admitted;
   }
-  EXPECT_EQ(admitted, static_cast<uint32_t>(CompactOneRingBus::MEDIUM_PRIORITY_THRESHOLD));
+  EXPECT_EQ(admitted, static_cast<uint32_t>(
+                          CompactOneRingBus::Admission::LimitFor(mccc::MessagePriority::kMedium)));
   const mccc::BusStatisticsSnapshot stats = bus->GetStatistics();
   EXPECT_EQ(stats.messages_published, admitted);
   EXPECT_EQ(stats.medium_priority_dropped, 1U);

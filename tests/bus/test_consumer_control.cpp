@@ -50,7 +50,7 @@ void LogError(mccc::BusError, uint64_t) {
 TEST(ErrorCallback, StateSetUpBeforeInstallingIsVisibleToTheProducer) {
   auto bus = std::make_unique<Bus>();
   // Filled to MEDIUM's limit, so that every MEDIUM publish below is refused (HIGH would go to
-  // the HIGH lane and leave the ring the producer publishes into with room).
+  // the HIGH ring and leave the ring the producer publishes into with room).
   uint32_t filled = 0U;
   while (bus->Publish(Msg{filled}, 1U)) {
     ++filled;

@@ -5,7 +5,7 @@
 // with the caller untouched (so does one published on a bus that did not lend it), pool admission
 // keeps HIGH's reserve under a LOW flood, the performance modes and ResetStatistics apply to the
 // pools, and queued loans die with the bus.
-// The delivery tests run on every bus configuration (HIGH lane, producer lanes, compact envelope,
+// The delivery tests run on every bus configuration (HIGH ring, producer lanes, compact envelope,
 // single producer, single core, NullClock, a variant mixing inline and loaned types).
 // The last suite is the exactly-once run with loans under several producers (retries on pool and
 // ring refusals, every 7th message retained and dropped on a third thread), meant for the
@@ -163,7 +163,7 @@ struct SharedRingTraits : DefaultLoanTraits {
   static constexpr uint32_t kBatchSize = 16U;
   static constexpr uint32_t kHighQueueDepth = 0U;
 };
-struct HighLaneTraits : SharedRingTraits {
+struct HighRingTraits : SharedRingTraits {
   static constexpr uint32_t kHighQueueDepth = 16U;
 };
 struct ProducerLanesTraits : SharedRingTraits {
@@ -179,11 +179,11 @@ struct SingleProducerTraits : SharedRingTraits {
 struct NullClockTraits : SharedRingTraits {
   using Clock = mccc::NullClock;
 };
-struct SingleCoreTraits : HighLaneTraits {  // one thread only in these tests
+struct SingleCoreTraits : HighRingTraits {  // one thread only in these tests
   static constexpr bool kSingleCore = true;
   static constexpr bool kSingleCoreUnsafeAcknowledged = true;
 };
-struct MixedTraits : HighLaneTraits {
+struct MixedTraits : HighRingTraits {
   using LoanPools =
       mccc::LoanPools<mccc::PoolOf<Scan, 8U>, mccc::PoolOf<Frame, 4U>, mccc::PoolOf<Image, 2U>>;
 };
@@ -199,7 +199,7 @@ struct Config {
 
 using Configurations = ::testing::Types<
     Config<LoanedPayload, DefaultLoanTraits>, Config<LoanedPayload, SharedRingTraits>,
-    Config<LoanedPayload, HighLaneTraits>, Config<LoanedPayload, ProducerLanesTraits>,
+    Config<LoanedPayload, HighRingTraits>, Config<LoanedPayload, ProducerLanesTraits>,
     Config<LoanedPayload, CompactTraits>, Config<LoanedPayload, SingleProducerTraits>,
     Config<LoanedPayload, NullClockTraits>, Config<LoanedPayload, SingleCoreTraits>,
     Config<MixedPayload, MixedTraits>>;
@@ -211,7 +211,7 @@ class ConfigNames {
     using T = typename C::Traits;
     if constexpr (std::is_same_v<T, DefaultLoanTraits>) return "Default";
     if constexpr (std::is_same_v<T, SharedRingTraits>) return "SharedRing";
-    if constexpr (std::is_same_v<T, HighLaneTraits>) return "HighLane";
+    if constexpr (std::is_same_v<T, HighRingTraits>) return "HighRing";
     if constexpr (std::is_same_v<T, ProducerLanesTraits>) return "ProducerLanes";
     if constexpr (std::is_same_v<T, CompactTraits>) return "CompactEnvelope";
     if constexpr (std::is_same_v<T, SingleProducerTraits>) return "SingleProducer";
@@ -438,7 +438,7 @@ TYPED_TEST(LoanDelivery, EachMessageDiesAfterItsLastCallbackAndItsBlockIsBackWhe
   EXPECT_EQ(s.high_water, 3U);
 }
 
-TYPED_TEST(LoanDelivery, AHighLoanOvertakesQueuedLowOnesExactlyWhenTheBusHasAHighLane) {
+TYPED_TEST(LoanDelivery, AHighLoanOvertakesQueuedLowOnesExactlyWhenTheBusHasAHighRing) {
   using Bus = typename TestFixture::BusType;
   Bus& bus = *this->bus_;
   std::vector<uint64_t> order;
@@ -660,8 +660,8 @@ struct SmallRingTraits : mccc::DefaultBusTraits {
 };
 using SmallPayload = std::variant<Imu, mccc::Loaned<Scan>, mccc::Loaned<Frame>>;
 using SmallBus = mccc::AsyncBus<SmallPayload, SmallRingTraits>;
-static_assert(SmallBus::LOW_PRIORITY_THRESHOLD == 5U, "");
-static_assert(SmallBus::MEDIUM_PRIORITY_THRESHOLD == 7U, "");
+static_assert(SmallBus::Admission::LimitFor(MessagePriority::kLow) == 5U, "");
+static_assert(SmallBus::Admission::LimitFor(MessagePriority::kMedium) == 7U, "");
 
 // Scan's pool of 10: LOW 6, MEDIUM 8, HIGH 10 (reserve 2). Frame's pool of 4: LOW 3, MEDIUM 3.
 using ScanAdmission = SmallBus::LoanPoolOf<Scan>::Admission;
@@ -830,7 +830,7 @@ TEST_F(LoanBus, AForeignLoanIsRefusedThroughAProducerHandleAndRetainOfItIsEmpty)
   EXPECT_EQ(bus.GetLoanStatistics<Scan>().in_use, 0U);
   EXPECT_EQ(lender->GetLoanStatistics<Scan>().in_use, 0U);
 
-  // The same refusal in BARE_METAL, which reports nothing.
+  // The same refusal in kBareMetal, which reports nothing.
   bus.SetPerformanceMode(PerformanceMode::kBareMetal);
   MessageLoan<Scan> again = lender->Loan<Scan>(MessagePriority::kMedium);
   ASSERT_TRUE(again);
@@ -1077,7 +1077,7 @@ TEST(LoanAdmissionOnTheBus, ALowFloodNeverTakesTheBlocksOfMediumOrTheReserveOfHi
   EXPECT_EQ(bus->GetLoanStatistics<Frame>().high_water, 0U);
 }
 
-// G-13: BARE_METAL admits every priority up to the whole pool
+// G-13: kBareMetal admits every priority up to the whole pool
 TEST(LoanAdmissionOnTheBus, BareMetalAdmitsTheWholePoolAndCountsAndReportsNothing) {
   ResetErrors();
   auto bus = std::make_unique<FloodBus>();
@@ -1085,7 +1085,7 @@ TEST(LoanAdmissionOnTheBus, BareMetalAdmitsTheWholePoolAndCountsAndReportsNothin
   bus->SetPerformanceMode(PerformanceMode::kBareMetal);
   uint64_t seq = 0U;
   EXPECT_EQ(LoanAndPublish(*bus, MessagePriority::kLow, 12U, seq), 10U) << "the whole pool";
-  EXPECT_EQ(g_loan_refused.load(), 0U) << "no error callback in BARE_METAL";
+  EXPECT_EQ(g_loan_refused.load(), 0U) << "no error callback in kBareMetal";
   LoanPoolStatistics pool = bus->GetLoanStatistics<Scan>();
   EXPECT_EQ(pool.in_use, 10U) << "in_use is exact in every mode";
   EXPECT_EQ(pool.loans_granted, 0U);
@@ -1094,7 +1094,7 @@ TEST(LoanAdmissionOnTheBus, BareMetalAdmitsTheWholePoolAndCountsAndReportsNothin
   EXPECT_EQ(bus->ProcessBatch(), 10U);
   EXPECT_EQ(bus->GetLoanStatistics<Scan>().in_use, 0U);
 
-  // NO_STATS: the priority limits and the error callback, without counters.
+  // kNoStats: the priority limits and the error callback, without counters.
   bus->SetPerformanceMode(PerformanceMode::kNoStats);
   EXPECT_EQ(LoanAndPublish(*bus, MessagePriority::kLow, 8U, seq), 6U);
   EXPECT_EQ(g_loan_refused.load(), 2U);
@@ -1208,7 +1208,7 @@ struct StressSharedRingTraits : mccc::DefaultBusTraits {
   static constexpr uint32_t kHighQueueDepth = 0U;
   using LoanPools = mccc::LoanPools<mccc::PoolOf<Cargo, 8U>>;
 };
-struct StressHighLaneTraits : StressSharedRingTraits {
+struct StressHighRingTraits : StressSharedRingTraits {
   static constexpr uint32_t kHighQueueDepth = 4U;
 };
 struct StressLanesTraits : StressSharedRingTraits {
@@ -1226,7 +1226,7 @@ struct StressConfig {
   static constexpr bool kUseVisitor = kVisitor;
 };
 using StressConfigurations = ::testing::Types<
-    StressConfig<StressSharedRingTraits, false>, StressConfig<StressHighLaneTraits, true>,
+    StressConfig<StressSharedRingTraits, false>, StressConfig<StressHighRingTraits, true>,
     StressConfig<StressLanesTraits, false>, StressConfig<StressSingleProducerTraits, true>>;
 
 class StressNames {
@@ -1235,7 +1235,7 @@ class StressNames {
   static std::string GetName(int) {
     using T = typename C::Traits;
     if constexpr (std::is_same_v<T, StressSharedRingTraits>) return "SharedRing";
-    if constexpr (std::is_same_v<T, StressHighLaneTraits>) return "HighLane";
+    if constexpr (std::is_same_v<T, StressHighRingTraits>) return "HighRing";
     if constexpr (std::is_same_v<T, StressLanesTraits>) return "ProducerLanes";
     if constexpr (std::is_same_v<T, StressSingleProducerTraits>) return "SingleProducer";
     return "Unnamed";
@@ -1288,7 +1288,7 @@ TYPED_TEST_SUITE(LoanExactlyOnce, StressConfigurations, StressNames);
 TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBack) {
   using Bus = typename TypeParam::Bus;
   using Pool = typename Bus::template LoanPoolOf<Cargo>;
-  constexpr bool kHighLaneReorders = Bus::kHighQueueDepth > 0U;
+  constexpr bool kHighRingReorders = Bus::kHighQueueDepth > 0U;
   constexpr uint32_t kRetainEvery = 7U;
   const double scale = mccc_stress::StressScale();
   const uint32_t producers = Bus::TraitsType::kSingleProducer ? 1U : (scale < 1.0 ? 2U : 4U);
@@ -1314,7 +1314,7 @@ TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBac
 
   // Consumer side (consumer thread only until it is joined).
   std::vector<std::vector<uint8_t>> seen(producers, std::vector<uint8_t>(per_producer, 0U));
-  // Last seq seen per producer and ordering class (class 1: HIGH, when the HIGH lane reorders).
+  // Last seq seen per producer and ordering class (class 1: HIGH, when the HIGH ring reorders).
   std::vector<std::array<int64_t, 2U>> last_seq(producers, std::array<int64_t, 2U>{-1, -1});
   uint64_t delivered = 0U;
   uint64_t duplicates = 0U;
@@ -1362,7 +1362,7 @@ TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBac
     }
     mark = 1U;
     const std::size_t order_class =
-        (kHighLaneReorders && expected == MessagePriority::kHigh) ? 1U : 0U;
+        (kHighRingReorders && expected == MessagePriority::kHigh) ? 1U : 0U;
     int64_t& last = last_seq[cargo.producer][order_class];
     if (static_cast<int64_t>(cargo.seq) <= last) {
       ++out_of_order;
@@ -1432,7 +1432,7 @@ TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBac
   handoff.Close();
   releaser.join();
 
-  // Delivery: every (producer, seq) exactly once, in order (per class with a HIGH lane), intact.
+  // Delivery: every (producer, seq) exactly once, in order (per class with a HIGH ring), intact.
   EXPECT_EQ(delivered, total);
   EXPECT_EQ(duplicates, 0U);
   EXPECT_EQ(out_of_order, 0U);

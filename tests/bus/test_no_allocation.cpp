@@ -355,13 +355,13 @@ ProducerReport PublishEverything(Bus& bus) {
   const std::array<Sample, 8> batch{};
   for (uint64_t round = 0U; round < 64U; ++round) {
     count(bus.Publish(Sample{round, 1.F, 2.F, 3.F, 4.F}, 1U));
-    const bool high = bus.PublishWithPriority(Command{2U, 3}, 2U, mccc::MessagePriority::HIGH);
+    const bool high = bus.PublishWithPriority(Command{2U, 3}, 2U, mccc::MessagePriority::kHigh);
     count(high);
     report.high_admitted += high ? 1U : 0U;
-    count(
-        bus.PublishWithPriority(Sample{round, 0.F, 0.F, 0.F, 0.F}, 3U, mccc::MessagePriority::LOW));
+    count(bus.PublishWithPriority(Sample{round, 0.F, 0.F, 0.F, 0.F}, 3U,
+                                  mccc::MessagePriority::kLow));
     count(bus.PublishFast(Sample{round, 0.F, 0.F, 0.F, 0.F}, 4U, round));
-    count(bus.template PublishEmplace<Command>(5U, mccc::MessagePriority::MEDIUM, 7U, -1));
+    count(bus.template PublishEmplace<Command>(5U, mccc::MessagePriority::kMedium, 7U, -1));
     const uint32_t batch_admitted = bus.PublishBatch(batch.data(), 8U, 6U);
     report.admitted += batch_admitted;
     report.refused += 8U - batch_admitted;
@@ -425,15 +425,15 @@ TYPED_TEST(NoAllocationTest, NothingAllocatesAfterConstruction) {
     const mccc::BusStatisticsSnapshot statistics = bus->GetStatistics();
     static_cast<void>(statistics);
     bus->ResetStatistics();
-    bus->SetPerformanceMode(mccc::PerformanceMode::NO_STATS);
-    bus->SetPerformanceMode(mccc::PerformanceMode::FULL_FEATURED);
+    bus->SetPerformanceMode(mccc::PerformanceMode::kNoStats);
+    bus->SetPerformanceMode(mccc::PerformanceMode::kFullFeatured);
     bus->WakeConsumer();
     static_cast<void>(bus->WaitForMessages(0U));
     consumer = scope.Stop();
   }
   EXPECT_EQ(dispatched, producer.admitted);
   // The callbacks saw the first batch, the visitor the second; the rest went to no subscriber.
-  // A batch takes up to kBatchSize LOW/MEDIUM messages and, with a HIGH lane, as many HIGH ones.
+  // A batch takes up to kBatchSize LOW/MEDIUM messages and, with a HIGH ring, as many HIGH ones.
   const uint64_t high = TestFixture::Bus::kHighQueueDepth > 0U ? producer.high_admitted : 0U;
   const uint64_t two_batches = 2U * Traits::kBatchSize;
   EXPECT_EQ(samples + commands, std::min<uint64_t>(high, two_batches) +

@@ -36,7 +36,7 @@ struct SingleProducer32 : SingleProducer {
 struct Observation {
   uint32_t depth = 0U;
   uint32_t utilisation = 0U;
-  mccc::BackpressureLevel level = mccc::BackpressureLevel::NORMAL;
+  mccc::BackpressureLevel level = mccc::BackpressureLevel::kNormal;
   uint32_t consumed = 0U;
   uint32_t calls = 0U;
 };
@@ -75,7 +75,7 @@ TYPED_TEST(SnapshotBounds, ConsumedBeforePublishReturnsReadsEmpty) {
   bus->SetAfterAnnounceHook(&ConsumeThenObserve<Bus>, &context);
 
   for (uint32_t i = 0U; i < 3U * Bus::Capacity(); ++i) {  // several laps of the ring
-    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::LOW));
+    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::kLow));
   }
   const Sample batch[5] = {{0U}, {1U}, {2U}, {3U}, {4U}};
   ASSERT_EQ(bus->PublishBatch(batch, 5U, 1U), 5U);
@@ -85,7 +85,7 @@ TYPED_TEST(SnapshotBounds, ConsumedBeforePublishReturnsReadsEmpty) {
     EXPECT_GE(seen.consumed, 1U);
     EXPECT_EQ(seen.depth, 0U);
     EXPECT_EQ(seen.utilisation, 0U);
-    EXPECT_EQ(seen.level, mccc::BackpressureLevel::NORMAL);
+    EXPECT_EQ(seen.level, mccc::BackpressureLevel::kNormal);
   }
   EXPECT_EQ(delivered, 3U * Bus::Capacity() + 5U);
   EXPECT_EQ(bus->QueueDepth(), 0U);
@@ -98,13 +98,13 @@ TYPED_TEST(SnapshotBounds, AdmissionAfterEarlyConsumptionSeesRoom) {
   auto bus = std::make_unique<Bus>();
   HookContext<Bus> context{bus.get(), {}};
   bus->SetAfterAnnounceHook(&ConsumeThenObserve<Bus>, &context);
-  ASSERT_TRUE(bus->PublishWithPriority(Sample{1U}, 1U, mccc::MessagePriority::LOW));
+  ASSERT_TRUE(bus->PublishWithPriority(Sample{1U}, 1U, mccc::MessagePriority::kLow));
   bus->SetAfterAnnounceHook(nullptr, nullptr);
-  for (uint32_t i = 0U; i < Bus::Admission::LimitFor(mccc::MessagePriority::LOW); ++i) {
-    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::LOW)) << i;
+  for (uint32_t i = 0U; i < Bus::Admission::LimitFor(mccc::MessagePriority::kLow); ++i) {
+    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::kLow)) << i;
   }
-  EXPECT_FALSE(bus->PublishWithPriority(Sample{0U}, 1U, mccc::MessagePriority::LOW));
-  EXPECT_EQ(bus->QueueDepth(), Bus::Admission::LimitFor(mccc::MessagePriority::LOW));
+  EXPECT_FALSE(bus->PublishWithPriority(Sample{0U}, 1U, mccc::MessagePriority::kLow));
+  EXPECT_EQ(bus->QueueDepth(), Bus::Admission::LimitFor(mccc::MessagePriority::kLow));
 }
 
 // With a real consumer thread racing a single producer that keeps at most kInFlight messages

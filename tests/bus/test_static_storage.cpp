@@ -42,7 +42,7 @@ using StaticBus = mccc::AsyncBus<Payload, StaticTraits>;
 #endif
 StaticBus g_static_bus;
 
-// A hosted multi-core bus with producer lanes and a HIGH lane: constant-initialised as well (its
+// A hosted multi-core bus with producer lanes and a HIGH ring: constant-initialised as well (its
 // lanes' slot storage has an initialiser), so a global one needs no start-up code either.
 struct StaticLanesTraits : mccc::DefaultBusTraits {
   static constexpr uint32_t kQueueDepth = 64U;

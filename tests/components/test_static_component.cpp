@@ -160,7 +160,7 @@ TEST_F(StaticComponentTest, BoolHandlerReturningFalseIsAProcessingError) {
 TEST_F(StaticComponentTest, VisitorReturnsHandlerVerdictAndTrueForIgnoredTypes) {
   Controller controller;
   const Controller::Visitor visitor = controller.MakeVisitor();
-  const mccc::MessageHeader header{11U, 0U, 12U, mccc::MessagePriority::HIGH};
+  const mccc::MessageHeader header{11U, 0U, 12U, mccc::MessagePriority::kHigh};
   EXPECT_TRUE(visitor(2.0, header));
   EXPECT_FALSE(visitor(-2.0, header));
   EXPECT_TRUE(visitor(Ignored{1}, header));

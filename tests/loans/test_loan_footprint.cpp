@@ -258,7 +258,7 @@ TEST(LoanFootprint, WorkedExampleOf64BitHosts) {
   EXPECT_EQ(ScanBus::SlotBytes(), 64U);
   // The same scan inline: every slot holds it (24 + 98,320-byte variant + 8).
   EXPECT_EQ(InlineScanBus::SlotBytes(), 98352U);
-  // The default bus: 131,072 slots and the 1,024 of the HIGH lane.
+  // The default bus: 131,072 slots and the 1,024 of the HIGH ring.
   constexpr uint64_t kDefaultSlots = 131072U + 1024U;
   EXPECT_EQ(kDefaultSlots * InlineScanBus::SlotBytes(), 12991905792U);  // 13.0 GB
   EXPECT_EQ(kDefaultSlots * ScanBus::SlotBytes(), 8454144U);            // 8.1 MiB

@@ -65,9 +65,9 @@ constexpr uint64_t Mix(uint64_t x) noexcept {
 inline std::atomic<uint64_t> g_queue_full_reports{0U};
 inline std::atomic<uint64_t> g_other_error_reports{0U};
 
-/// Error callback of the stress buses: QUEUE_FULL reports apart from all others.
+/// Error callback of the stress buses: kQueueFull reports apart from all others.
 inline void CountErrors(mccc::BusError error, uint64_t /*msg_id*/) {
-  if (error == mccc::BusError::QUEUE_FULL) {
+  if (error == mccc::BusError::kQueueFull) {
     g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
   } else {
     g_other_error_reports.fetch_add(1U, std::memory_order_relaxed);

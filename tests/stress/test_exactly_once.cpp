@@ -4,10 +4,10 @@
 // MCCC_STRESS_SECONDS); the MCCC_SINGLE_PRODUCER=1 build is test_exactly_once_single_producer.cpp.
 //
 // Matrix: producers 1, 2, 4, 8, 16, 32 x rings of 64 (constantly full), 4096 and the default
-// depth (DefaultBusTraits, 131072 slots) x FULL_FEATURED / NO_STATS / BARE_METAL x
+// depth (DefaultBusTraits, 131072 slots) x kFullFeatured / kNoStats / kBareMetal x
 // retry-until-admitted / count-refusals x ProcessBatch with subscribers / ProcessBatchWith, plus a
-// kSingleProducer traits bus with its one producer. Those buses have the default HIGH lane; the
-// matrix adds HIGH lane off (HIGH shares the ring) x producer lanes 0 / 1 / 4, with fewer,
+// kSingleProducer traits bus with its one producer. Those buses have the default HIGH ring; the
+// matrix adds HIGH ring off (HIGH shares the ring) x producer lanes 0 / 1 / 4, with fewer,
 // as many and more producer threads than lanes (threads beyond the lanes share the ring).
 // Also here: exact statistics with more producer threads than statistics shards, a parked
 // consumer woken by every publish (no lost wake-up), and a kSingleCore bus driven by one thread.
@@ -55,21 +55,21 @@ using Bus4096 = mccc::AsyncBus<Payload, Depth4096Traits>;
 using BusDefault = mccc::AsyncBus<Payload>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
 
-/// The tiny ring without a HIGH lane: HIGH shares the ring, per-producer order across priorities.
-struct Depth64NoHighLaneTraits : Depth64Traits {
+/// The tiny ring without a HIGH ring: HIGH shares the ring, per-producer order across priorities.
+struct Depth64NoHighRingTraits : Depth64Traits {
   static constexpr uint32_t kHighQueueDepth = 0U;
 };
 /// One producer lane of 64 slots (the first producer thread's), a 64-slot shared ring for the
-/// others, a HIGH lane of 16 slots (full now and then, so HIGH refusals happen too).
+/// others, a HIGH ring of 16 slots (full now and then, so HIGH refusals happen too).
 struct Lanes1Traits : Depth64Traits {
   static constexpr uint32_t kHighQueueDepth = 16U;
   static constexpr uint32_t kProducerLanes = 1U;
   static constexpr uint32_t kLaneDepth = 64U;
 };
-struct Lanes1NoHighLaneTraits : Lanes1Traits {
+struct Lanes1NoHighRingTraits : Lanes1Traits {
   static constexpr uint32_t kHighQueueDepth = 0U;
 };
-/// Four producer lanes of 256 slots, a 256-slot shared ring, a 64-slot HIGH lane.
+/// Four producer lanes of 256 slots, a 256-slot shared ring, a 64-slot HIGH ring.
 struct Lanes4Traits : mccc::DefaultBusTraits {
   static constexpr uint32_t kQueueDepth = 256U;
   static constexpr uint32_t kBatchSize = 32U;
@@ -77,16 +77,16 @@ struct Lanes4Traits : mccc::DefaultBusTraits {
   static constexpr uint32_t kProducerLanes = 4U;
   static constexpr uint32_t kLaneDepth = 256U;
 };
-struct Lanes4NoHighLaneTraits : Lanes4Traits {
+struct Lanes4NoHighRingTraits : Lanes4Traits {
   static constexpr uint32_t kHighQueueDepth = 0U;
 };
-using Bus64NoHighLane = mccc::AsyncBus<Payload, Depth64NoHighLaneTraits>;
+using Bus64NoHighRing = mccc::AsyncBus<Payload, Depth64NoHighRingTraits>;
 using BusLanes1 = mccc::AsyncBus<Payload, Lanes1Traits>;
-using BusLanes1NoHighLane = mccc::AsyncBus<Payload, Lanes1NoHighLaneTraits>;
+using BusLanes1NoHighRing = mccc::AsyncBus<Payload, Lanes1NoHighRingTraits>;
 using BusLanes4 = mccc::AsyncBus<Payload, Lanes4Traits>;
-using BusLanes4NoHighLane = mccc::AsyncBus<Payload, Lanes4NoHighLaneTraits>;
+using BusLanes4NoHighRing = mccc::AsyncBus<Payload, Lanes4NoHighRingTraits>;
 static_assert(Bus64::kHighQueueDepth > 0U && BusDefault::kHighQueueDepth > 0U,
-              "the default matrix runs with the default HIGH lane");
+              "the default matrix runs with the default HIGH ring");
 
 static_assert(BusDefault::kQueueDepth == 131072U, "the matrix promises the default depth");
 static_assert(!mccc::DefaultBusTraits::kSingleProducer,
@@ -97,11 +97,11 @@ enum BusKind : uint32_t {
   kDepth4096,
   kDepthDefault,
   kSingleProducer,
-  kDepth64NoHighLane,
+  kDepth64NoHighRing,
   kLanes1,
-  kLanes1NoHighLane,
+  kLanes1NoHighRing,
   kLanes4,
-  kLanes4NoHighLane
+  kLanes4NoHighRing
 };
 
 std::vector<Scenario> AllScenarios() {
@@ -111,20 +111,20 @@ std::vector<Scenario> AllScenarios() {
   AddMatrix(all, kDepth4096, "Depth4096", producers);
   AddMatrix(all, kDepthDefault, "DefaultDepth131072", producers);
   AddMatrix(all, kSingleProducer, "SingleProducerDepth256", {1U});
-  AddMatrix(all, kDepth64NoHighLane, "Depth64NoHighLane", {1U, 4U});
+  AddMatrix(all, kDepth64NoHighRing, "Depth64NoHighRing", {1U, 4U});
   // Lanes: 1 producer on its lane; 2 and 8 with more threads than lanes.
   AddMatrix(all, kLanes1, "Lanes1Depth64High16", {1U, 2U, 8U});
-  AddMatrix(all, kLanes1NoHighLane, "Lanes1Depth64NoHighLane", {2U});
+  AddMatrix(all, kLanes1NoHighRing, "Lanes1Depth64NoHighRing", {2U});
   // 1 and 4: every producer on a lane of its own; 8: four of them share the ring.
   AddMatrix(all, kLanes4, "Lanes4Depth256High64", {1U, 4U, 8U});
-  AddMatrix(all, kLanes4NoHighLane, "Lanes4Depth256NoHighLane", {4U, 8U});
+  AddMatrix(all, kLanes4NoHighRing, "Lanes4Depth256NoHighRing", {4U, 8U});
   return all;
 }
 
 class ExactlyOnceTest : public ::testing::TestWithParam<Scenario> {};
 
 // G-1: every admitted message dispatched once, in order per producer and class, intact
-// G-2: the same with the HIGH lane on and off
+// G-2: the same with the HIGH ring on and off
 // G-3: the same with 0, 1 and 4 producer lanes and more threads than lanes
 // G-5: per producer and priority, admitted + refused == attempted == GetStatistics()
 // G-9: a refused rvalue is not moved from (the Tracked payload's moved-from marker)
@@ -140,20 +140,20 @@ TEST_P(ExactlyOnceTest, EveryAdmittedMessageDeliveredOnceInOrderAndIntact) {
     case kDepthDefault:
       RunScenario<BusDefault>(scenario);
       break;
-    case kDepth64NoHighLane:
-      RunScenario<Bus64NoHighLane>(scenario);
+    case kDepth64NoHighRing:
+      RunScenario<Bus64NoHighRing>(scenario);
       break;
     case kLanes1:
       RunScenario<BusLanes1>(scenario);
       break;
-    case kLanes1NoHighLane:
-      RunScenario<BusLanes1NoHighLane>(scenario);
+    case kLanes1NoHighRing:
+      RunScenario<BusLanes1NoHighRing>(scenario);
       break;
     case kLanes4:
       RunScenario<BusLanes4>(scenario);
       break;
-    case kLanes4NoHighLane:
-      RunScenario<BusLanes4NoHighLane>(scenario);
+    case kLanes4NoHighRing:
+      RunScenario<BusLanes4NoHighRing>(scenario);
       break;
     default:
       RunScenario<SingleProducerBus>(scenario);

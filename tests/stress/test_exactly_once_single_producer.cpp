@@ -5,7 +5,7 @@
 // single-producer publish path. One producer thread, as that build requires.
 //
 // Matrix: 1 producer x rings of 64 (constantly full) and the default depth (131072 slots) x
-// FULL_FEATURED / NO_STATS / BARE_METAL x retry-until-admitted / count-refusals x ProcessBatch
+// kFullFeatured / kNoStats / kBareMetal x retry-until-admitted / count-refusals x ProcessBatch
 // with subscribers / ProcessBatchWith. Checks and knobs: exactly_once_harness.hpp.
 #define MCCC_SINGLE_PRODUCER 1
 
