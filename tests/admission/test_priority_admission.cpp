@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -63,11 +64,9 @@ struct Msg {
 using Payload = std::variant<Msg>;
 // Default depth (131,072 slots) without a HIGH ring: HIGH shares the one ring and is admitted
 // below 99 % of it, in FIFO order with the rest (the shared ring's own admission).
-struct SharedRingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using SharedRingTraits = mccc_test::NoHighRing<mccc::DefaultBusTraits>;
 using BigBus = mccc::AsyncBus<Payload, SharedRingTraits>;
-// The default traits: HIGH travels in a lane of its own (1,024 slots).
+// The default traits: HIGH travels on the HIGH ring (1,024 slots).
 using DefaultBus = mccc::AsyncBus<Payload>;
 
 MessagePriority PriorityOf(uint32_t i) {
@@ -155,7 +154,7 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
 }
 
 // The same burst on the default bus: LOW and MEDIUM fill the normal ring exactly as above but
-// without HIGH among them, and HIGH fills its own lane, refused only once that lane is full.
+// without HIGH among them, and HIGH fills the HIGH ring, refused only once that ring is full.
 TEST(PriorityAdmission, OverloadBurstWithHighRingHasExactPerPriorityCounts) {
   ASSERT_EQ(DefaultBus::kQueueDepth, 131072U);
   ASSERT_EQ(DefaultBus::kHighQueueDepth, 1024U);
@@ -225,10 +224,8 @@ TEST(PriorityAdmission, OverloadBurstWithHighRingHasExactPerPriorityCounts) {
   EXPECT_EQ(bus->QueueDepth(), 0U);
 }
 
-struct Depth128Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 128U;
-  static constexpr uint32_t kHighQueueDepth = 0U;  // HIGH's 99 % limit is one of this ring's
-};
+// No HIGH ring: HIGH's 99 % limit is one of this ring's.
+using Depth128Traits = mccc_test::SharedRing<128U>;
 
 // G-7: LOW is refused before MEDIUM, MEDIUM before HIGH
 TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -39,20 +40,13 @@ struct Tracked {
 using Payload = std::variant<SensorData, MotorCmd, Tracked, std::string>;
 using Envelope = mccc::MessageEnvelope<Payload>;
 
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kMaxCallbacksPerType = 4U;
-};
+using SmallTraits = mccc_test::WithCallbacks<mccc_test::SmallRing, 4U>;
 using Bus = mccc::AsyncBus<Payload, SmallTraits>;
 
-struct TinyBatchTraits : SmallTraits {
-  static constexpr uint32_t kBatchSize = 3U;
-};
+using TinyBatchTraits = mccc_test::WithBatch<SmallTraits, 3U>;
 
 // No HIGH ring: one ring, msg_id = ring position, so kQueueFull reports the exact would-be id.
-struct SharedRingTraits : SmallTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using SharedRingTraits = mccc_test::NoHighRing<SmallTraits>;
 using SharedRingBus = mccc::AsyncBus<Payload, SharedRingTraits>;
 
 // Error callback sink (plain function pointer API).
@@ -145,13 +139,8 @@ struct SplitClock {
   }
   static void Reset() noexcept { samples = conversions = whole_readings = 0U; }
 };
-struct SplitClockTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  using Clock = SplitClock;
-};
-struct SplitClockSpscTraits : SplitClockTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using SplitClockTraits = mccc_test::WithClock<mccc_test::SmallRing, SplitClock>;
+using SplitClockSpscTraits = mccc_test::SingleProducer<SplitClockTraits>;
 
 TEST(AsyncBusClock, MultiProducerBusSamplesBeforeTheClaimAndConvertsOnlyWhatItAdmits) {
   static_assert(mccc::detail::ClockSplitsReading<SplitClock>::value, "the test clock splits");
@@ -185,10 +174,7 @@ struct RawTicksClock {
   static uint64_t ToUs(uint64_t ticks) noexcept { return ticks * 1000U; }
   static uint64_t NowUs() noexcept { return ToUs(Sample()); }
 };
-struct RawTicksClockTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  using Clock = RawTicksClock;
-};
+using RawTicksClockTraits = mccc_test::WithClock<mccc_test::SmallRing, RawTicksClock>;
 
 TEST(AsyncBusClock, IntegerReadingIsConvertedNotTakenForMicroseconds) {
   static_assert(mccc::detail::ClockSplitsReading<RawTicksClock>::value, "the test clock splits");
@@ -505,7 +491,7 @@ TEST_F(AsyncBusTest, PerformanceModesChangeAdmissionAndCounting) {
     ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
   }
   EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kMedium));  // full
-  // HIGH travels in its own lane: a full normal ring does not refuse it.
+  // HIGH travels on the HIGH ring: a full normal ring does not refuse it.
   EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kHigh));
   EXPECT_TRUE(ErrorLog::entries.empty());  // no error callback in kBareMetal
   auto s = bus_->GetStatistics();
@@ -670,9 +656,7 @@ TEST_F(AsyncBusTest, DefaultTraitsMatchDocumentedDefaults) {
   EXPECT_EQ(bus->ProcessBatch(), 1U);
 }
 
-struct SingleProducerTraits : SmallTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using SingleProducerTraits = mccc_test::SingleProducer<SmallTraits>;
 
 TEST_F(AsyncBusTest, SingleProducerBusHasSameSemantics) {
   auto bus = std::make_unique<mccc::AsyncBus<Payload, SingleProducerTraits>>();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -20,24 +21,15 @@ struct Msg {
 };
 using Payload = std::variant<Msg>;
 
-struct Small64 : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 16U;
-  // No HIGH ring: every message travels through the one ring whose positions start near their
-  // wrap point, and kQueueFull reports the exact would-be id of the refused position.
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using Position = uint64_t;
-};
-struct Small32 : Small64 {
-  using Position = uint32_t;  // MCU-style positions, exercised on the host
-};
+// No HIGH ring: every message travels through the one ring whose positions start near their
+// wrap point, and kQueueFull reports the exact would-be id of the refused position.
+using Small64 = mccc_test::WithPosition<mccc_test::SharedRing<16U>, uint64_t>;
+// The same with MCU-style positions, exercised on the host.
+using Small32 = mccc_test::WithPosition<mccc_test::SharedRing<16U>, uint32_t>;
 // The same with a HIGH ring: ids are given at delivery, kQueueFull reports the id the consumer
 // gives next as of its last finished batch (a delivered count widened like a position).
-struct Small64HighRing : Small64 {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
-struct Small32HighRing : Small32 {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
+using Small64HighRing = mccc_test::WithHighRing<Small64, 16U>;
+using Small32HighRing = mccc_test::WithHighRing<Small32, 16U>;
 
 // Records every error except kQueueFull (the tests fill the queue on purpose).
 struct Errors {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -23,22 +24,17 @@ struct Command {
 };
 using Payload = std::variant<Reading, Command>;
 
-struct FullTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 8U;
+// Full envelopes whatever MCCC_COMPACT_ENVELOPE says: the reference the compact ones are
+// compared with.
+struct FullTraits
+    : mccc_test::WithClock<mccc_test::WithHighRing<mccc_test::SmallRing, 8U>, mccc::NullClock> {
   static constexpr bool kCompactEnvelope = false;
-  using Clock = mccc::NullClock;
 };
-struct CompactNullClock : FullTraits {
-  static constexpr bool kCompactEnvelope = true;
-};
-struct CompactSteadyClock : CompactNullClock {
-  using Clock = mccc::SteadyClock;
-};
-struct CompactOneRing32 : CompactNullClock {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using Position = uint32_t;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct CompactNullClock : mccc_test::Compact<FullTraits> {};
+struct CompactSteadyClock : mccc_test::WithClock<CompactNullClock, mccc::SteadyClock> {};
+struct CompactOneRing32
+    : mccc_test::WithPosition<mccc_test::NoHighRing<CompactNullClock>, uint32_t> {};
 
 using FullBus = mccc::AsyncBus<Payload, FullTraits>;
 using CompactBus = mccc::AsyncBus<Payload, CompactNullClock>;

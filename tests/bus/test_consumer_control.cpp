@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -23,12 +24,8 @@ struct Msg {
 };
 using Payload = std::variant<Msg>;
 
-struct Small : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-};
-struct SmallSymmetric : Small {
-  static constexpr bool kAsymmetricFence = false;
-};
+using Small = mccc_test::SmallRing;
+using SmallSymmetric = mccc_test::SymmetricFence<Small>;
 using Bus = mccc::AsyncBus<Payload, Small>;
 
 // ---------------------------------------------------------------------------------------------

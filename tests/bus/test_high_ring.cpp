@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -34,19 +35,10 @@ using Payload = std::variant<Note>;
 /// HIGH messages carry seq >= kHighSeq so a log shows which is which without the header.
 constexpr uint32_t kHighSeq = 1000U;
 
-struct RingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 8U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 0U;
-};
-struct LaneTraits : RingTraits {
-  static constexpr uint32_t kProducerLanes = 2U;
-  static constexpr uint32_t kLaneDepth = 64U;
-};
-struct NoHighRingTraits : RingTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct RingTraits : mccc_test::Ring<64U, 8U, 16U> {};
+struct LaneTraits : mccc_test::WithLanes<RingTraits, 2U, 64U> {};
+using NoHighRingTraits = mccc_test::NoHighRing<RingTraits>;
 
 using RingBus = mccc::AsyncBus<Payload, RingTraits>;
 using LaneBus = mccc::AsyncBus<Payload, LaneTraits>;
@@ -334,7 +326,7 @@ TYPED_TEST(HighRingTest, FloodNeverRefusesHighOnlyAFullHighRingDoes) {
   for (uint32_t i = 0U; i < TypeParam::kHighQueueDepth; ++i) {
     EXPECT_TRUE(bus.PublishWithPriority(Note{kHighSeq + i}, 2U, MessagePriority::kHigh)) << i;
   }
-  EXPECT_EQ(g_queue_full.load(), 4U) << "no HIGH refused while its lane has room";
+  EXPECT_EQ(g_queue_full.load(), 4U) << "no HIGH refused while the HIGH ring has room";
   EXPECT_FALSE(bus.PublishWithPriority(Note{kHighSeq + 99U}, 2U, MessagePriority::kHigh));
   EXPECT_EQ(g_queue_full.load(), 5U);
   EXPECT_EQ(g_other_errors.load(), 0U);
@@ -454,7 +446,8 @@ TYPED_TEST(HighRingTest, HighFloodBeyondTheBatchEndsTheBatchEarly) {
 TYPED_TEST(HighRingTest, AHighFloodLeavesLowMediumOneMessagePerLaneOfHighAndNoHighWaitsForTwo) {
   auto& bus = this->bus();
   constexpr uint32_t kBatch = TypeParam::kBatchSize;
-  static_assert(TypeParam::kHighQueueDepth == 2U * kBatch, "two batches of HIGH fill the lane");
+  static_assert(TypeParam::kHighQueueDepth == 2U * kBatch,
+                "two batches of HIGH fill the HIGH ring");
   for (uint32_t i = 0U; i < 3U; ++i) {
     ASSERT_TRUE(bus.PublishWithPriority(Note{i}, 1U, MessagePriority::kMedium));
   }

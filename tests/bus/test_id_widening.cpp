@@ -19,6 +19,7 @@
 
 #include "mccc/mccc.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -75,25 +76,15 @@ struct Msg {
 };
 using Payload = std::variant<Msg>;
 
-struct Small32 : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 16U;
-  static constexpr uint32_t kBatchSize = 4U;
-  // No HIGH ring: one ring, whose 32-bit positions the refusing producer widens to the exact id
-  // of the position it observed.
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using Position = uint32_t;
-};
-struct Small64 : Small32 {
-  using Position = uint64_t;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+// No HIGH ring: one ring, whose 32-bit positions the refusing producer widens to the exact id
+// of the position it observed.
+struct Small32 : mccc_test::WithPosition<mccc_test::SharedRing<16U, 4U>, uint32_t> {};
+struct Small64 : mccc_test::WithPosition<mccc_test::SharedRing<16U, 4U>, uint64_t> {};
 // With a HIGH ring the id is decided at delivery: a refusal reports the id the consumer gives
 // next as of its last finished batch, a delivered count the producer widens the same way.
-struct Small32HighRing : Small32 {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
-struct Small64HighRing : Small64 {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
+struct Small32HighRing : mccc_test::WithHighRing<Small32, 16U> {};
+struct Small64HighRing : mccc_test::WithHighRing<Small64, 16U> {};
 
 struct Reported {
   static inline std::vector<uint64_t> queue_full_ids;
@@ -230,7 +221,7 @@ TEST(IdWidening, HighRingRefusalInsideTheConsumersBatchCompletes) {
     ids.push_back(h.msg_id);
     seqs.push_back(m.seq);
     if (calls++ == 1U) {
-      // The normal ring is still above the LOW limit: refused. HIGH goes to its lane.
+      // The normal ring is still above the LOW limit: refused. HIGH goes to the HIGH ring.
       EXPECT_FALSE(bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::kLow));
       EXPECT_TRUE(bus->PublishFast(Msg{1000U}, 9U, 0U, mccc::MessagePriority::kHigh));
     }

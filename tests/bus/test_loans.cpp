@@ -31,6 +31,7 @@
 
 #include "mccc/mccc.hpp"
 #include "stress/stress_support.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -153,40 +154,21 @@ void ResetErrors() {
 // ----- bus configurations -----------------------------------------------------------------------
 
 using LoanedPayload = std::variant<mccc::Loaned<Scan>, mccc::Loaned<Frame>>;
-using ScanAndFramePools = mccc::LoanPools<mccc::PoolOf<Scan, 8U>, mccc::PoolOf<Frame, 4U>>;
 
-struct DefaultLoanTraits : mccc::DefaultBusTraits {
-  using LoanPools = ScanAndFramePools;
-};
-struct SharedRingTraits : DefaultLoanTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
-struct HighRingTraits : SharedRingTraits {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
-struct ProducerLanesTraits : SharedRingTraits {
-  static constexpr uint32_t kProducerLanes = 2U;
-  static constexpr uint32_t kLaneDepth = 64U;
-};
-struct CompactTraits : SharedRingTraits {
-  static constexpr bool kCompactEnvelope = true;
-};
-struct SingleProducerTraits : SharedRingTraits {
-  static constexpr bool kSingleProducer = true;
-};
-struct NullClockTraits : SharedRingTraits {
-  using Clock = mccc::NullClock;
-};
-struct SingleCoreTraits : HighRingTraits {  // one thread only in these tests
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-};
-struct MixedTraits : HighRingTraits {
-  using LoanPools =
-      mccc::LoanPools<mccc::PoolOf<Scan, 8U>, mccc::PoolOf<Frame, 4U>, mccc::PoolOf<Image, 2U>>;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct DefaultLoanTraits : mccc_test::WithLoans<mccc::DefaultBusTraits, mccc::PoolOf<Scan, 8U>,
+                                                mccc::PoolOf<Frame, 4U>> {};
+struct SharedRingTraits : mccc_test::WithLoans<mccc_test::SharedRing<64U, 16U>,
+                                               mccc::PoolOf<Scan, 8U>, mccc::PoolOf<Frame, 4U>> {};
+struct HighRingTraits : mccc_test::WithHighRing<SharedRingTraits, 16U> {};
+struct ProducerLanesTraits : mccc_test::WithLanes<SharedRingTraits, 2U, 64U> {};
+struct CompactTraits : mccc_test::Compact<SharedRingTraits> {};
+struct SingleProducerTraits : mccc_test::SingleProducer<SharedRingTraits> {};
+struct NullClockTraits : mccc_test::WithClock<SharedRingTraits, mccc::NullClock> {};
+// One thread only in the tests of the single-core build.
+struct SingleCoreTraits : mccc_test::SingleCore<HighRingTraits> {};
+struct MixedTraits : mccc_test::WithLoans<HighRingTraits, mccc::PoolOf<Scan, 8U>,
+                                          mccc::PoolOf<Frame, 4U>, mccc::PoolOf<Image, 2U>> {};
 using MixedPayload =
     std::variant<Imu, mccc::Loaned<Scan>, Status, mccc::Loaned<Frame>, mccc::Loaned<Image>>;
 
@@ -652,12 +634,9 @@ TYPED_TEST(LoanDelivery, ALoanOfAnotherBusIsRefusedAndStaysIntactForItsOwnBus) {
 // One small bus: refusals, errors, modes and counters.
 // =================================================================================================
 
-struct SmallRingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 8U;  // ring limits: LOW 5, MEDIUM 7, HIGH 8
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 4U>>;
-};
+// Ring limits: LOW 5, MEDIUM 7, HIGH 8.
+using SmallRingTraits = mccc_test::WithLoans<mccc_test::SharedRing<8U, 16U>,
+                                             mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 4U>>;
 using SmallPayload = std::variant<Imu, mccc::Loaned<Scan>, mccc::Loaned<Frame>>;
 using SmallBus = mccc::AsyncBus<SmallPayload, SmallRingTraits>;
 static_assert(SmallBus::Admission::LimitFor(MessagePriority::kLow) == 5U, "");
@@ -905,11 +884,8 @@ TEST_F(LoanBus, ACallbackRelayingWhatItReceivesGetsTheBlocksItsBatchReleased) {
 // The refused loan returns the group and is granted, and nothing counts a refusal. Scan (1 KB or
 // more, lowest free block) from SmallBus's pool of 10 (LOW 6, groups of 2); Frame (small, taken
 // in turn) from a pool of 16 (LOW 10, groups of 4).
-struct RelayTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 16U>>;
-};
+using RelayTraits = mccc_test::WithLoans<mccc_test::SharedRing<64U>, mccc::PoolOf<Scan, 10U>,
+                                         mccc::PoolOf<Frame, 16U>>;
 using RelayBus = mccc::AsyncBus<SmallPayload, RelayTraits>;
 
 template <typename Bus, typename Message, typename Fill>
@@ -982,12 +958,9 @@ TEST_F(LoanBus, ALoanWithAPriorityThatIsNotAnEnumeratorIsEmptyAndInvalid) {
 
 // Scan's pool: LOW 6, MEDIUM 8, HIGH 10. Every granted loan is published (the loans sit in the
 // ring, as a flood of large LOW messages would), so the pool fills with queued messages.
-struct FloodTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;  // never the limit here
-  static constexpr uint32_t kBatchSize = 64U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 4U>>;
-};
+// The ring (64 slots) is never the limit here.
+using FloodTraits = mccc_test::WithLoans<mccc_test::SharedRing<64U, 64U>, mccc::PoolOf<Scan, 10U>,
+                                         mccc::PoolOf<Frame, 4U>>;
 using FloodBus = mccc::AsyncBus<SmallPayload, FloodTraits>;
 
 /// Loans `attempts` Scans at `priority` and publishes every granted one; returns the grants.
@@ -1202,22 +1175,12 @@ MessagePriority PriorityOf(uint32_t producer, uint32_t seq) {
 // refuses while blocks are free (the loan is kept and retried), and the pool refuses while loans
 // wait for the ring or sit retained. With equal depths and percentages only the pool would refuse:
 // a message in the ring always holds a block.
-struct StressSharedRingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 4U;
-  static constexpr uint32_t kBatchSize = 4U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cargo, 8U>>;
-};
-struct StressHighRingTraits : StressSharedRingTraits {
-  static constexpr uint32_t kHighQueueDepth = 4U;
-};
-struct StressLanesTraits : StressSharedRingTraits {
-  static constexpr uint32_t kProducerLanes = 2U;  // two producers on lanes, the rest share
-  static constexpr uint32_t kLaneDepth = 4U;
-};
-struct StressSingleProducerTraits : StressSharedRingTraits {
-  static constexpr bool kSingleProducer = true;
-};
+struct StressSharedRingTraits
+    : mccc_test::WithLoans<mccc_test::SharedRing<4U, 4U>, mccc::PoolOf<Cargo, 8U>> {};
+struct StressHighRingTraits : mccc_test::WithHighRing<StressSharedRingTraits, 4U> {};
+// Two producers on lanes, the rest share the ring.
+struct StressLanesTraits : mccc_test::WithLanes<StressSharedRingTraits, 2U, 4U> {};
+struct StressSingleProducerTraits : mccc_test::SingleProducer<StressSharedRingTraits> {};
 
 template <typename TraitsT, bool kVisitor>
 struct StressConfig {

@@ -25,6 +25,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MCCC_TEST_SANITIZER_ALLOCATOR 1
@@ -319,13 +320,9 @@ struct Command {
 };
 using Payload = std::variant<Sample, Command>;
 
-struct MultiProducerTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 64U;
-};
-struct SingleProducerTraits : MultiProducerTraits {
-  static constexpr bool kSingleProducer = true;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct MultiProducerTraits : mccc_test::Ring<256U, 64U> {};
+struct SingleProducerTraits : mccc_test::SingleProducer<MultiProducerTraits> {};
 
 std::atomic<uint64_t> g_errors_reported{0U};
 void CountError(mccc::BusError /*error*/, uint64_t /*msg_id*/) {
@@ -580,9 +577,8 @@ struct LoanedMap {  // 1 KB or more: the pool hands out its lowest free block
   uint8_t cells[2048];
 };
 using LoanPayload = std::variant<Sample, mccc::Loaned<LoanedScan>, mccc::Loaned<LoanedMap>>;
-struct LoanTraits : MultiProducerTraits {
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<LoanedScan, 16U>, mccc::PoolOf<LoanedMap, 4U>>;
-};
+using LoanTraits = mccc_test::WithLoans<MultiProducerTraits, mccc::PoolOf<LoanedScan, 16U>,
+                                        mccc::PoolOf<LoanedMap, 4U>>;
 
 // G-22: loans allocate nothing either (loan, publish, refusal, dispatch, retain, return)
 TEST(NoAllocation, LoansAllocateNothing) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -74,24 +75,13 @@ struct Counted {
 using Payload = std::variant<Item, Raiser, Counted>;
 
 /// 4 lanes of 128 slots, a 64-slot shared ring, a 16-slot HIGH ring, batches of 16.
-struct LanesTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 4U;
-  static constexpr uint32_t kLaneDepth = 128U;
-};
+using LanesTraits = mccc_test::WithLanes<mccc_test::Ring<64U, 16U, 16U>, 4U, 128U>;
 /// The same without a HIGH ring: HIGH messages travel on the producer's lane.
-struct LanesNoHighTraits : LanesTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using LanesNoHighTraits = mccc_test::NoHighRing<LanesTraits>;
 using LanesBus = mccc::AsyncBus<Payload, LanesTraits>;
 using LanesNoHighBus = mccc::AsyncBus<Payload, LanesNoHighTraits>;
 /// Four lanes and batches of 10: each ring's share of a consumer batch is 2.
-struct SmallShareTraits : LanesTraits {
-  static constexpr uint32_t kBatchSize = 10U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using SmallShareTraits = mccc_test::WithBatch<LanesNoHighTraits, 10U>;
 using SmallShareBus = mccc::AsyncBus<Payload, SmallShareTraits>;
 
 // The thresholds of a 128-slot lane: 60 %, 80 % and 99 % of 128, rounded up.
@@ -577,13 +567,7 @@ TEST(ProducerLanes, PerLaneStatisticsAreExactAndAddUpToTheBusStatistics) {
 // --------------------------------
 
 /// 12 lanes of 256 slots (MEDIUM limit 205), a 1024-slot HIGH ring, batches of 64.
-struct IsolationTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 64U;
-  static constexpr uint32_t kHighQueueDepth = 1024U;
-  static constexpr uint32_t kProducerLanes = 12U;
-  static constexpr uint32_t kLaneDepth = 256U;
-};
+using IsolationTraits = mccc_test::WithLanes<mccc_test::Ring<256U, 64U, 1024U>, 12U, 256U>;
 using IsolationBus = mccc::AsyncBus<Payload, IsolationTraits>;
 
 // G-3: a flooding producer never causes another producer's refusal

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -22,15 +23,10 @@ struct Sample {
 };
 using Payload = std::variant<Sample>;
 
-struct MultiProducer : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-};
-struct SingleProducer : MultiProducer {
-  static constexpr bool kSingleProducer = true;
-};
-struct SingleProducer32 : SingleProducer {
-  using Position = uint32_t;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct MultiProducer : mccc_test::SmallRing {};
+struct SingleProducer : mccc_test::SingleProducer<MultiProducer> {};
+struct SingleProducer32 : mccc_test::WithPosition<SingleProducer, uint32_t> {};
 
 // What the hook saw, after it let the consumer take every announced message.
 struct Observation {

@@ -20,6 +20,7 @@
 #endif
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace mccc {
 // Readable parameter values in GoogleTest (and CTest) output instead of a byte dump.
@@ -42,15 +43,10 @@ struct Command {
 };
 using Payload = std::variant<Item, Command>;
 
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  static constexpr uint32_t kBatchSize = 64U;
-};
+using SmallTraits = mccc_test::Ring<1024U, 64U>;
 using Bus = mccc::AsyncBus<Payload, SmallTraits>;
 
-struct SingleProducerTraits : SmallTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using SingleProducerTraits = mccc_test::SingleProducer<SmallTraits>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
 
 using Consumer = mccc::ActiveObject<Bus>;
@@ -181,10 +177,7 @@ TEST_F(ActiveObjectTest, StopDrainsAQueueFullOfMessages) {
 
 // Batches of one message, HIGH ring on (the default): a HIGH message published while MEDIUM
 // ones are queued is the very next dispatch.
-struct OneMessageBatchTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  static constexpr uint32_t kBatchSize = 1U;
-};
+using OneMessageBatchTraits = mccc_test::Ring<1024U, 1U>;
 using OneMessageBatchBus = mccc::AsyncBus<Payload, OneMessageBatchTraits>;
 static_assert(OneMessageBatchBus::kHighQueueDepth > 0U, "the test needs the HIGH ring");
 
@@ -257,12 +250,8 @@ TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvert
   EXPECT_EQ(log.size() + bus->QueueDepth(), 2U * kQueued);
 }
 
-struct HighFloodTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 8U;
-  static constexpr uint32_t kProducerLanes = 0U;  // one normal ring: R = 1 in the drain bound
-};
+// No producer lanes: one normal ring, R = 1 in the drain bound.
+using HighFloodTraits = mccc_test::Ring<64U, 8U, 64U>;
 using HighFloodBus = mccc::AsyncBus<Payload, HighFloodTraits>;
 
 // G-4: the drain is bounded under a HIGH flood that never pauses. The consumer is held in the

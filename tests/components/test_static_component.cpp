@@ -14,6 +14,7 @@
 
 #include "mccc/bus/async_bus.hpp"
 #include "mccc/static_component.hpp"  // the documented path must work too
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -33,9 +34,7 @@ struct DerivedMessage : BaseMessage {};
 
 using Payload = std::variant<Temperature, Command, Ignored, int, double, DerivedMessage>;
 
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-};
+using SmallTraits = mccc_test::SmallRing;
 using Bus = mccc::AsyncBus<Payload, SmallTraits>;
 
 // ---------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -184,28 +185,13 @@ struct TwoPointers {  // what a Loaned<T> alternative weighs, as a plain type
   const void* block;
   const void* message;
 };
-struct ScanTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 8U>>;
-};
-struct TwoPoolTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 8U>, mccc::PoolOf<ImageTile, 16U>>;
-};
-struct PlainTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-};
-struct SingleCoreTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 4U>>;
-};
-struct SingleCorePlainTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-};
+using ScanTraits = mccc_test::WithLoans<mccc_test::Ring<256U>, mccc::PoolOf<PointCloud, 8U>>;
+using TwoPoolTraits = mccc_test::WithLoans<mccc_test::Ring<256U>, mccc::PoolOf<PointCloud, 8U>,
+                                           mccc::PoolOf<ImageTile, 16U>>;
+using PlainTraits = mccc_test::Ring<256U>;
+using SingleCoreTraits =
+    mccc_test::WithLoans<mccc_test::SingleCore<mccc_test::SmallRing>, mccc::PoolOf<PointCloud, 4U>>;
+using SingleCorePlainTraits = mccc_test::SingleCore<mccc_test::SmallRing>;
 
 using ScanBus = mccc::AsyncBus<std::variant<Imu, mccc::Loaned<PointCloud>>, ScanTraits>;
 using ScanBusWithoutPool = mccc::AsyncBus<std::variant<Imu, TwoPointers>, PlainTraits>;

@@ -47,14 +47,12 @@ using Payload = std::variant<Other, Item>;
 
 // No HIGH ring: one FIFO for every priority (contiguity and order span the priorities).
 template <uint32_t kDepth, uint32_t kBatch, bool kOneProducer = false>
-struct SharedRingTraits : mccc_stress::StressTraits<kDepth, kBatch, kOneProducer> {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
-// A HIGH ring of `kHighDepth` slots (small: HIGH is refused too when the lane is full).
+using SharedRingTraits =
+    mccc_test::NoHighRing<mccc_stress::StressTraits<kDepth, kBatch, kOneProducer>>;
+// A HIGH ring of `kHighDepth` slots (small: HIGH is refused too when that ring is full).
 template <uint32_t kDepth, uint32_t kBatch, uint32_t kHighDepth, bool kOneProducer = false>
-struct HighRingTraits : mccc_stress::StressTraits<kDepth, kBatch, kOneProducer> {
-  static constexpr uint32_t kHighQueueDepth = kHighDepth;
-};
+using HighRingTraits =
+    mccc_test::WithHighRing<mccc_stress::StressTraits<kDepth, kBatch, kOneProducer>, kHighDepth>;
 
 using FullQueueTraits = SharedRingTraits<64U, 16U>;
 using RoomyTraits = SharedRingTraits<4096U, mccc::DefaultBusTraits::kBatchSize>;
@@ -64,7 +62,8 @@ using RoomyHighRingTraits = HighRingTraits<4096U, mccc::DefaultBusTraits::kBatch
                                            mccc::DefaultBusTraits::kHighQueueDepth>;
 using SingleProducerHighRingTraits = HighRingTraits<64U, 16U, 16U, true>;
 
-// Ordering classes: FIFO per producer holds within one (0: LOW/MEDIUM, and HIGH without a lane).
+// Ordering classes: FIFO per producer holds within one (0: LOW/MEDIUM, and HIGH without a HIGH
+// ring).
 constexpr std::size_t kClasses = 2U;
 std::size_t ClassOf(MessagePriority priority, bool high_ring) {
   return high_ring && priority == MessagePriority::kHigh ? 1U : 0U;

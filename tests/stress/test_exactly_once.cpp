@@ -27,6 +27,7 @@
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
 #include "stress/exactly_once_harness.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -35,19 +36,9 @@ using namespace mccc_stress;  // NOLINT(google-build-using-namespace): the test'
 // ----- bus configurations -----------------------------------------------------------------------
 
 /// Tiny ring: constantly full with more than one producer; small batches interleave.
-struct Depth64Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-};
-struct Depth4096Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 4096U;
-  static constexpr uint32_t kBatchSize = 256U;
-};
-struct SingleProducerTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 32U;
-  static constexpr bool kSingleProducer = true;
-};
+using Depth64Traits = mccc_test::Ring<64U, 16U>;
+using Depth4096Traits = mccc_test::Ring<4096U, 256U>;
+using SingleProducerTraits = mccc_test::SingleProducer<mccc_test::Ring<256U, 32U>>;
 
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 using Bus4096 = mccc::AsyncBus<Payload, Depth4096Traits>;
@@ -56,30 +47,14 @@ using BusDefault = mccc::AsyncBus<Payload>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
 
 /// The tiny ring without a HIGH ring: HIGH shares the ring, per-producer order across priorities.
-struct Depth64NoHighRingTraits : Depth64Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using Depth64NoHighRingTraits = mccc_test::NoHighRing<Depth64Traits>;
 /// One producer lane of 64 slots (the first producer thread's), a 64-slot shared ring for the
 /// others, a HIGH ring of 16 slots (full now and then, so HIGH refusals happen too).
-struct Lanes1Traits : Depth64Traits {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 1U;
-  static constexpr uint32_t kLaneDepth = 64U;
-};
-struct Lanes1NoHighRingTraits : Lanes1Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using Lanes1Traits = mccc_test::WithLanes<mccc_test::WithHighRing<Depth64Traits, 16U>, 1U>;
+using Lanes1NoHighRingTraits = mccc_test::NoHighRing<Lanes1Traits>;
 /// Four producer lanes of 256 slots, a 256-slot shared ring, a 64-slot HIGH ring.
-struct Lanes4Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 32U;
-  static constexpr uint32_t kHighQueueDepth = 64U;
-  static constexpr uint32_t kProducerLanes = 4U;
-  static constexpr uint32_t kLaneDepth = 256U;
-};
-struct Lanes4NoHighRingTraits : Lanes4Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using Lanes4Traits = mccc_test::WithLanes<mccc_test::Ring<256U, 32U, 64U>, 4U>;
+using Lanes4NoHighRingTraits = mccc_test::NoHighRing<Lanes4Traits>;
 using Bus64NoHighRing = mccc::AsyncBus<Payload, Depth64NoHighRingTraits>;
 using BusLanes1 = mccc::AsyncBus<Payload, Lanes1Traits>;
 using BusLanes1NoHighRing = mccc::AsyncBus<Payload, Lanes1NoHighRingTraits>;
@@ -245,12 +220,7 @@ TEST(ExactlyOnceWakeupTest, ParkedConsumerIsWokenByEveryPublishSingleProducerTra
 // kSingleCore = true (acknowledged): relaxed atomics plus compiler fences, no padding. That is
 // only correct when every publisher and the consumer share one core; here one thread does both,
 // which is correct on any machine. Messages that are refused are retried after a ProcessBatch.
-struct SingleCoreTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-};
+using SingleCoreTraits = mccc_test::SingleCore<Depth64Traits>;
 using SingleCoreBus = mccc::AsyncBus<Payload, SingleCoreTraits>;
 
 TEST(ExactlyOnceSingleCoreTest, OneThreadPublishingAndConsumingDeliversEveryMessageOnceInOrder) {

@@ -41,6 +41,7 @@
 #include "mccc/traits.hpp"
 
 #include "stress_support.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -78,9 +79,7 @@ using Depth64Traits = mccc_stress::StressTraits<64U, 16U>;
 using Depth1024Traits = mccc_stress::StressTraits<1024U, 128U>;
 using SingleProducerTraits = mccc_stress::StressTraits<64U, 16U, true>;
 // No HIGH ring: HIGH shares the ring and is admitted below 99 % of it, FIFO with the rest.
-struct SharedRing64Traits : Depth64Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using SharedRing64Traits = mccc_test::NoHighRing<Depth64Traits>;
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 using Bus1024 = mccc::AsyncBus<Payload, Depth1024Traits>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
@@ -185,7 +184,8 @@ MessagePriority PriorityFor(const Scenario& s, uint32_t producer, uint32_t seq) 
   return static_cast<MessagePriority>((producer + seq) % 3U);
 }
 
-// Ordering classes: per producer, FIFO holds within one (0: LOW/MEDIUM, and HIGH without a lane).
+// Ordering classes: per producer, FIFO holds within one (0: LOW/MEDIUM, and HIGH without a HIGH
+// ring).
 constexpr std::size_t kClasses = 2U;
 constexpr uint32_t kNoSeq = ~uint32_t{0};
 
