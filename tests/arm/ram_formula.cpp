@@ -4,7 +4,7 @@
 // image is; tests/CMakeLists.txt). A bus of a single-core build with 32-bit positions is
 //   (kQueueDepth + kHighQueueDepth) x SlotBytes()
 //   + payload types x (8 + 2 x kMaxCallbacksPerType x (24 + kCallbackStorageBytes))
-//   + 232 B, + 16 B with a HIGH lane
+//   + 232 B, + 16 B with a HIGH ring
 // for kCallbackStorageBytes a multiple of 8. Every configuration below must match to the byte.
 #include <mccc/mccc.hpp>
 
@@ -53,7 +53,7 @@ using Two = std::variant<Sample, Command>;
 using Four = std::variant<Sample, Command, Status, Setpoint>;
 
 static_assert(FormulaHolds<Two, 64U, 16U, 1U, 16U>(), "RAM formula: 64 + 16 slots");
-static_assert(FormulaHolds<Two, 64U, 0U, 1U, 16U>(), "RAM formula: 64 slots, no HIGH lane");
+static_assert(FormulaHolds<Two, 64U, 0U, 1U, 16U>(), "RAM formula: 64 slots, no HIGH ring");
 static_assert(FormulaHolds<Two, 256U, 16U, 2U, 16U>(), "RAM formula: 256 + 16 slots");
 static_assert(FormulaHolds<Two, 1024U, 0U, 2U, 64U>(), "RAM formula: 1024 slots");
 static_assert(FormulaHolds<Four, 64U, 16U, 1U, 16U>(), "RAM formula: four types");

@@ -136,7 +136,7 @@ struct Controller {
       std::printf("progress=%llu\n", static_cast<unsigned long long>(count));
       std::fflush(stdout);
     }
-    if (hold && h.priority == MessagePriority::LOW && !held.exchange(true)) {
+    if (hold && h.priority == MessagePriority::kLow && !held.exchange(true)) {
       const bool refused = bridge_test::WaitFor(
           [this] { return bus->GetStatistics().low_priority_dropped != 0U; }, 60000);
       held_until_refusal.store(refused ? 1U : 0U);
@@ -256,7 +256,7 @@ int RunImport(const Arguments& args) {
   Print("high_duplicates", high_duplicates);
   Print("invalid", c->invalid.load());
   Print("first_index", c->first_index.load());
-  Print("err_queue_full", PeerErrors::Of(BusError::QUEUE_FULL));
+  Print("err_queue_full", PeerErrors::Of(BusError::kQueueFull));
   Print("err_receive_fault", PeerErrors::Of(BusError::kBridgeReceiveFault));
   Print("err_schema_mismatch", PeerErrors::Of(BusError::kBridgeSchemaMismatch));
   Print("reports_lost", faults.reports[0].load());
@@ -271,14 +271,14 @@ int RunImport(const Arguments& args) {
 
 MessagePriority PriorityOf(const std::string& pattern, uint64_t i) {
   if (pattern == "flood") {
-    return i % 200U == 100U ? MessagePriority::HIGH
-           : i % 10U == 5U  ? MessagePriority::MEDIUM
-                            : MessagePriority::LOW;
+    return i % 200U == 100U ? MessagePriority::kHigh
+           : i % 10U == 5U  ? MessagePriority::kMedium
+                            : MessagePriority::kLow;
   }
   if (pattern == "steady") {
-    return i % 10U == 0U ? MessagePriority::HIGH : MessagePriority::MEDIUM;
+    return i % 10U == 0U ? MessagePriority::kHigh : MessagePriority::kMedium;
   }
-  return MessagePriority::MEDIUM;
+  return MessagePriority::kMedium;
 }
 
 /// Waits for one line on standard input (at most `timeout_ms`); false on timeout or end of input.
@@ -353,7 +353,7 @@ int RunExport(const Arguments& args) {
     }
     const MessagePriority priority = PriorityOf(pattern, i);
     bool ok = false;
-    if (priority == MessagePriority::HIGH) {
+    if (priority == MessagePriority::kHigh) {
       ok = bus->PublishWithPriority(bridge_test::MakeStop(high_index), 1U, priority);
       high_index += ok ? 1U : 0U;
     } else {
@@ -380,8 +380,9 @@ int RunExport(const Arguments& args) {
         break;
       }
       for (uint64_t k = 0U; k < burst; ++k, ++i) {
-        if (bus->PublishWithPriority(bridge_test::MakeTelemetry(i, 1U), 1U, MessagePriority::LOW)) {
-          admitted.push_back(MessagePriority::LOW);
+        if (bus->PublishWithPriority(bridge_test::MakeTelemetry(i, 1U), 1U,
+                                     MessagePriority::kLow)) {
+          admitted.push_back(MessagePriority::kLow);
           ++published[0];
         }
       }

@@ -10,6 +10,7 @@
 
 #include "mccc/bridge/bridge.hpp"
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace bridge_test {
 
@@ -78,15 +79,9 @@ inline bool Valid(const Scan& scan) {
   return true;
 }
 
-struct BusTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 8192U;
-  using Clock = mccc::SteadyClock;
-};
+using BusTraits = mccc_test::WithClock<mccc_test::Ring<8192U>, mccc::SteadyClock>;
 /// A bus that overflows quickly (importer-side refusals).
-struct SmallBusTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  using Clock = mccc::SteadyClock;
-};
+using SmallBusTraits = mccc_test::WithClock<mccc_test::Ring<256U>, mccc::SteadyClock>;
 using Bus = mccc::AsyncBus<Payload, BusTraits>;
 using SmallBus = mccc::AsyncBus<Payload, SmallBusTraits>;
 using OtherBus = mccc::AsyncBus<OtherPayload, BusTraits>;
@@ -125,23 +120,18 @@ inline bool Valid(const Cloud& cloud) noexcept {
 
 /// Clouds lent from a pool of 32 blocks.
 using LoanPayload = std::variant<Telemetry, mccc::Loaned<Cloud>>;
-struct LoanBusTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  using Clock = mccc::SteadyClock;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cloud, 32U>>;
-};
+using LoanBusTraits =
+    mccc_test::WithLoans<mccc_test::WithClock<mccc_test::Ring<1024U>, mccc::SteadyClock>,
+                         mccc::PoolOf<Cloud, 32U>>;
 using LoanBus = mccc::AsyncBus<LoanPayload, LoanBusTraits>;
 /// Clouds lent from a pool of 4 blocks (MEDIUM admitted up to 3: refusals on purpose).
-struct TinyPoolBusTraits : LoanBusTraits {
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cloud, 4U>>;
-};
+using TinyPoolBusTraits =
+    mccc_test::WithLoans<mccc_test::WithClock<mccc_test::Ring<1024U>, mccc::SteadyClock>,
+                         mccc::PoolOf<Cloud, 4U>>;
 using TinyPoolBus = mccc::AsyncBus<LoanPayload, TinyPoolBusTraits>;
 /// The same messages, the clouds copied through the ring: the same schema on the wire.
 using InlineCloudPayload = std::variant<Telemetry, Cloud>;
-struct InlineCloudBusTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  using Clock = mccc::SteadyClock;
-};
+using InlineCloudBusTraits = mccc_test::WithClock<mccc_test::SmallRing, mccc::SteadyClock>;
 using InlineCloudBus = mccc::AsyncBus<InlineCloudPayload, InlineCloudBusTraits>;
 
 /// A send queue that fills quickly (exporter-side refusals).

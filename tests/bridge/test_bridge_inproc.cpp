@@ -108,13 +108,13 @@ TEST(BridgeInproc, RoundTripKeepsPrioritySenderTimestampOrderAndPayload) {
     if (i % 3U == 0U) {
       published =
           source->PublishFast(bridge_test::MakeTelemetry(i, 9U), sender, timestamp,
-                              i % 2U == 0U ? MessagePriority::LOW : MessagePriority::MEDIUM);
+                              i % 2U == 0U ? MessagePriority::kLow : MessagePriority::kMedium);
     } else if (i % 3U == 1U) {
       published =
-          source->PublishFast(bridge_test::MakeStop(i), sender, timestamp, MessagePriority::HIGH);
+          source->PublishFast(bridge_test::MakeStop(i), sender, timestamp, MessagePriority::kHigh);
     } else {
-      published =
-          source->PublishFast(bridge_test::MakeScan(i), sender, timestamp, MessagePriority::MEDIUM);
+      published = source->PublishFast(bridge_test::MakeScan(i), sender, timestamp,
+                                      MessagePriority::kMedium);
     }
     ASSERT_TRUE(published);
   }
@@ -137,12 +137,12 @@ TEST(BridgeInproc, RoundTripKeepsPrioritySenderTimestampOrderAndPayload) {
     EXPECT_EQ(r.sender, 100U + r.index % 3U);
     EXPECT_EQ(r.timestamp, 5000000U + r.index);
     const MessagePriority expected =
-        r.index % 3U == 1U ? MessagePriority::HIGH
+        r.index % 3U == 1U ? MessagePriority::kHigh
         : r.index % 3U == 2U
-            ? MessagePriority::MEDIUM
-            : (r.index % 2U == 0U ? MessagePriority::LOW : MessagePriority::MEDIUM);
+            ? MessagePriority::kMedium
+            : (r.index % 2U == 0U ? MessagePriority::kLow : MessagePriority::kMedium);
     EXPECT_EQ(r.priority, expected);
-    const std::size_t channel = r.priority == MessagePriority::HIGH ? 1U : 0U;
+    const std::size_t channel = r.priority == MessagePriority::kHigh ? 1U : 0U;
     if (seen_per_channel[channel]) {
       EXPECT_GT(r.index, last_index_per_channel[channel]) << "order within a channel";
     }
@@ -169,14 +169,14 @@ void PublishFlood(Bus& bus, uint64_t first, uint64_t last, bool paced, bool low_
                   std::vector<MessagePriority>& admitted_priority,
                   std::array<uint64_t, 3>& published, uint64_t& high_index) {
   for (uint64_t i = first; i < last; ++i) {
-    MessagePriority priority = MessagePriority::LOW;
+    MessagePriority priority = MessagePriority::kLow;
     bool ok = false;
     if (i % 200U == 100U && !low_only) {
-      priority = MessagePriority::HIGH;
+      priority = MessagePriority::kHigh;
       ok = bus.PublishWithPriority(bridge_test::MakeStop(high_index), 1U, priority);
       high_index += ok ? 1U : 0U;
     } else {
-      priority = i % 10U == 5U && !low_only ? MessagePriority::MEDIUM : MessagePriority::LOW;
+      priority = i % 10U == 5U && !low_only ? MessagePriority::kMedium : MessagePriority::kLow;
       ok = bus.PublishWithPriority(bridge_test::MakeTelemetry(i, 1U), 1U, priority);
     }
     if (ok) {
@@ -216,7 +216,7 @@ TEST(BridgeInproc, HighExactlyOnceUnderLowFloodAndRefusalsCountedExactlyOnBothSi
       [&](const bridge_test::Telemetry& m, const mccc::MessageHeader& h) {
         invalid.fetch_add(bridge_test::Valid(m) ? 0U : 1U);
         callbacks[static_cast<std::size_t>(h.priority)].fetch_add(1U);
-        if (h.priority == MessagePriority::LOW && !held.exchange(true)) {
+        if (h.priority == MessagePriority::kLow && !held.exchange(true)) {
           held_until_refusal.store(WaitFor(
               [&] { return target_bus->GetStatistics().low_priority_dropped != 0U; }, 60000));
         }
@@ -298,7 +298,7 @@ TEST(BridgeInproc, HighExactlyOnceUnderLowFloodAndRefusalsCountedExactlyOnBothSi
   EXPECT_GT(out.refused[kLow], 0U) << "LOW is refused while no importer is there";
   EXPECT_GT(out.refused[kMedium], 0U) << "and MEDIUM too";
   EXPECT_GT(in.refused_by_bus[kLow], 0U) << "the held controller's bus refuses";
-  EXPECT_EQ(ImporterErrors::Of(BusError::QUEUE_FULL), Total(in.refused_by_bus));
+  EXPECT_EQ(ImporterErrors::Of(BusError::kQueueFull), Total(in.refused_by_bus));
   const auto target_stats = target->GetStatistics();
   EXPECT_EQ(target_stats.low_priority_dropped, in.refused_by_bus[kLow]);
   EXPECT_EQ(target_stats.medium_priority_dropped, in.refused_by_bus[kMedium]);
@@ -341,12 +341,12 @@ TEST(BridgeInproc, FaultProxyEveryFaultDetectedAndCountedNoBadMessageDelivered) 
   constexpr uint64_t kHighCount = 200U;
   for (uint64_t i = 0U; i < kNormal; ++i) {
     ASSERT_TRUE(i % 4U == 0U ? source->PublishWithPriority(bridge_test::MakeScan(i), 2U,
-                                                           MessagePriority::MEDIUM)
+                                                           MessagePriority::kMedium)
                              : source->PublishWithPriority(bridge_test::MakeTelemetry(i, 2U), 2U,
-                                                           MessagePriority::LOW));
+                                                           MessagePriority::kLow));
     if (i % 10U == 0U) {
       ASSERT_TRUE(
-          source->PublishWithPriority(bridge_test::MakeStop(i / 10U), 2U, MessagePriority::HIGH));
+          source->PublishWithPriority(bridge_test::MakeStop(i / 10U), 2U, MessagePriority::kHigh));
     }
   }
   source_consumer->Stop();  // every message is in the exporter's send queues or in ZeroMQ
@@ -396,7 +396,7 @@ std::vector<uint8_t> TelemetryFrame(uint64_t stream, uint64_t sequence) {
   using mccc::bridge::Codec;
   const bridge_test::Telemetry message = bridge_test::MakeTelemetry(sequence, 6U);
   mccc::bridge::FrameHeader header;
-  header.priority = static_cast<uint8_t>(MessagePriority::MEDIUM);
+  header.priority = static_cast<uint8_t>(MessagePriority::kMedium);
   header.type = 0U;  // Telemetry is alternative 0
   header.payload_bytes = static_cast<uint32_t>(Codec<bridge_test::Telemetry>::EncodedSize(message));
   header.sender_id = 6U;

@@ -74,7 +74,7 @@ class CloudLog {
 template <typename BusType>
 void PublishCloudByLoan(BusType& bus, uint64_t index) {
   for (;;) {
-    mccc::MessageLoan<Cloud> loan = bus.template Loan<Cloud>(MessagePriority::MEDIUM);
+    mccc::MessageLoan<Cloud> loan = bus.template Loan<Cloud>(MessagePriority::kMedium);
     if (loan) {
       bridge_test::FillCloud(*loan, index);
       ASSERT_TRUE(bus.Publish(std::move(loan), 12U));
@@ -88,7 +88,7 @@ void PublishCloudByLoan(BusType& bus, uint64_t index) {
 void PublishCloudByCopy(bridge_test::InlineCloudBus& bus, uint64_t index) {
   auto cloud = std::make_unique<Cloud>();
   bridge_test::FillCloud(*cloud, index);
-  while (!bus.PublishWithPriority(*cloud, 12U, MessagePriority::MEDIUM)) {
+  while (!bus.PublishWithPriority(*cloud, 12U, MessagePriority::kMedium)) {
     std::this_thread::yield();
   }
 }

@@ -46,7 +46,7 @@ struct Gate {
     return held;
   }
   static void Callback(BusError error, uint64_t /*msg_id*/) {
-    if (error == BusError::QUEUE_FULL && !Open().load()) {
+    if (error == BusError::kQueueFull && !Open().load()) {
       Held().fetch_add(1U);
       WaitFor([] { return Open().load(); }, 60000);
     }
@@ -116,7 +116,7 @@ class LaggingLink {
     }
     for (uint64_t i = 0U; i < kFrames; ++i) {
       if (!source_->PublishWithPriority(bridge_test::MakeTelemetry(i, 8U), 8U,
-                                        MessagePriority::LOW)) {
+                                        MessagePriority::kLow)) {
         return false;
       }
     }

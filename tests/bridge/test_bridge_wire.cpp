@@ -319,20 +319,20 @@ TEST(BridgeSendQueue, AdmissionRefusesLowThenMediumThenHighAtTheBusThresholds) {
       ++queued;
     }
   };
-  fill_with(MessagePriority::LOW);
+  fill_with(MessagePriority::kLow);
   EXPECT_EQ(queued, 60U);
-  fill_with(MessagePriority::MEDIUM);
+  fill_with(MessagePriority::kMedium);
   EXPECT_EQ(queued, 80U);
-  fill_with(MessagePriority::HIGH);
+  fill_with(MessagePriority::kHigh);
   EXPECT_EQ(queued, 99U);
   EXPECT_EQ(queue.Size(), 99U);
   const uint8_t* out = nullptr;
   uint32_t size = 0U;
   ASSERT_TRUE(queue.Peek(&out, &size));
   queue.Pop();
-  EXPECT_EQ(queue.TryReserve(MessagePriority::LOW, 60U, &frame),
+  EXPECT_EQ(queue.TryReserve(MessagePriority::kLow, 60U, &frame),
             mccc::bridge::Reservation::kRefused);
-  EXPECT_EQ(queue.TryReserve(MessagePriority::HIGH, 60U, &frame),
+  EXPECT_EQ(queue.TryReserve(MessagePriority::kHigh, 60U, &frame),
             mccc::bridge::Reservation::kGranted);
 }
 
@@ -344,7 +344,7 @@ TEST(BridgeSendQueue, FramesOfEverySizeSurviveManyWrapsInOrder) {
   for (int round = 0; round < 20000; ++round) {
     const auto size = static_cast<uint32_t>(8U + random() % 600U);
     uint8_t* frame = nullptr;
-    const auto reservation = queue.TryReserve(MessagePriority::HIGH, size, &frame);
+    const auto reservation = queue.TryReserve(MessagePriority::kHigh, size, &frame);
     if (reservation == mccc::bridge::Reservation::kGranted) {
       for (uint32_t i = 0U; i < size; ++i) {
         frame[i] = static_cast<uint8_t>(written + i);
@@ -380,7 +380,7 @@ TEST(BridgeSendQueue, PeekRunTakesTheOldestFramesWithinItsLimitsAcrossTheWrap) {
   uint64_t written = 0U;
   uint64_t read = 0U;
   auto write = [&](uint32_t size) {
-    ASSERT_EQ(queue.TryReserve(MessagePriority::HIGH, size, &frame),
+    ASSERT_EQ(queue.TryReserve(MessagePriority::kHigh, size, &frame),
               mccc::bridge::Reservation::kGranted);
     std::memset(frame, static_cast<int>(written & 0xFFU), size);
     queue.Commit(size);
@@ -415,9 +415,9 @@ TEST(BridgeSendQueue, AFrameLargerThanHalfTheBytesIsTooLarge) {
   mccc::bridge::SendQueue<64U, 4096U> queue;
   uint8_t* frame = nullptr;
   using Queue = mccc::bridge::SendQueue<64U, 4096U>;
-  EXPECT_EQ(queue.TryReserve(MessagePriority::HIGH, Queue::kMaxFrameBytes + 1U, &frame),
+  EXPECT_EQ(queue.TryReserve(MessagePriority::kHigh, Queue::kMaxFrameBytes + 1U, &frame),
             mccc::bridge::Reservation::kTooLarge);
-  EXPECT_EQ(queue.TryReserve(MessagePriority::HIGH, Queue::kMaxFrameBytes, &frame),
+  EXPECT_EQ(queue.TryReserve(MessagePriority::kHigh, Queue::kMaxFrameBytes, &frame),
             mccc::bridge::Reservation::kGranted);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// expect: kHighQueueDepth \(MCCC_HIGH_QUEUE_DEPTH\) must be 0 \(no HIGH lane\) or a power
-// The HIGH lane is a ring: its slot indices are positions masked with depth - 1.
+// expect: kHighQueueDepth \(MCCC_HIGH_QUEUE_DEPTH\) must be 0 \(no HIGH (ring|lane)\) or a power
+// The HIGH ring's slot indices are positions masked with depth - 1.
 #include "fixture.hpp"
 
 struct HighTraits : mccc::DefaultBusTraits {

@@ -5,8 +5,8 @@
 int main() {
   static fixture::SmallBus bus;
 #ifndef MCCC_COMPILE_FAIL_CONTROL
-  return bus.PublishEmplace<fixture::Unrelated>(1U, mccc::MessagePriority::HIGH, 1) ? 0 : 1;
+  return bus.PublishEmplace<fixture::Unrelated>(1U, mccc::MessagePriority::kHigh, 1) ? 0 : 1;
 #else
-  return bus.PublishEmplace<fixture::Imu>(1U, mccc::MessagePriority::HIGH, 1) ? 0 : 1;
+  return bus.PublishEmplace<fixture::Imu>(1U, mccc::MessagePriority::kHigh, 1) ? 0 : 1;
 #endif
 }

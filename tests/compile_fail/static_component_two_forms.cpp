@@ -19,6 +19,6 @@ class Sink : public mccc::StaticComponent<Sink, Payload> {
 
 int main() {
   Sink sink;
-  const mccc::MessageHeader header{1U, 0U, 0U, mccc::MessagePriority::MEDIUM};
+  const mccc::MessageHeader header{1U, 0U, 0U, mccc::MessagePriority::kMedium};
   return sink.MakeVisitor()(1, header) ? 0 : 1;
 }

@@ -146,25 +146,25 @@ int ExerciseBus() {
   const Note note{"a note that is long enough to need the heap"};
   const Payload whole{Command{3}};
   Check(bus->Publish(Temperature{1}, 1U), failures);
-  Check(bus->PublishWithPriority(Command{2}, 2U, mccc::MessagePriority::HIGH), failures);
+  Check(bus->PublishWithPriority(Command{2}, 2U, mccc::MessagePriority::kHigh), failures);
   if constexpr (Bus::kStoresTimestamp) {
     Check(bus->PublishFast(note, 3U, 42U), failures);  // lvalue: copied before the claim
-    Check(bus->PublishFast(Note{"moved"}, 3U, 43U, mccc::MessagePriority::LOW), failures);
+    Check(bus->PublishFast(Note{"moved"}, 3U, 43U, mccc::MessagePriority::kLow), failures);
   } else {  // no timestamp field to take the caller's value
-    Check(bus->PublishWithPriority(note, 3U, mccc::MessagePriority::MEDIUM), failures);
-    Check(bus->PublishWithPriority(Note{"moved"}, 3U, mccc::MessagePriority::LOW), failures);
+    Check(bus->PublishWithPriority(note, 3U, mccc::MessagePriority::kMedium), failures);
+    Check(bus->PublishWithPriority(Note{"moved"}, 3U, mccc::MessagePriority::kLow), failures);
   }
   Check(
-      bus->template PublishEmplace<Temperature>(4U, mccc::MessagePriority::MEDIUM, Temperature{5}),
+      bus->template PublishEmplace<Temperature>(4U, mccc::MessagePriority::kMedium, Temperature{5}),
       failures);
-  Check(bus->template PublishEmplace<Reading>(5U, mccc::MessagePriority::MEDIUM, 6), failures);
+  Check(bus->template PublishEmplace<Reading>(5U, mccc::MessagePriority::kMedium, 6), failures);
   Check(bus->Publish(Payload{Temperature{7}}, 6U), failures);
   Check(bus->Publish(Name("motor"), 7U), failures);
   static_cast<void>(whole);
 
   Check(bus->QueueOccupancy() == 8U, failures);
   Check(bus->QueueUtilizationPercent() <= 100U, failures);
-  Check(bus->GetBackpressureLevel() == mccc::BackpressureLevel::NORMAL, failures);
+  Check(bus->GetBackpressureLevel() == mccc::BackpressureLevel::kNormal, failures);
   Check(Bus::Capacity() == 64U, failures);
   Check(bus->WaitForMessages(0U), failures);
   Check(bus->ProcessBatch() == 8U, failures);
@@ -182,12 +182,12 @@ int ExerciseBus() {
       [](const auto& /*other*/) {}));
   Check(with == 2U && visited == 30, failures);
 
-  bus->SetPerformanceMode(mccc::PerformanceMode::NO_STATS);
-  Check(bus->GetPerformanceMode() == mccc::PerformanceMode::NO_STATS, failures);
-  bus->SetPerformanceMode(mccc::PerformanceMode::BARE_METAL);
+  bus->SetPerformanceMode(mccc::PerformanceMode::kNoStats);
+  Check(bus->GetPerformanceMode() == mccc::PerformanceMode::kNoStats, failures);
+  bus->SetPerformanceMode(mccc::PerformanceMode::kBareMetal);
   Check(bus->Publish(Temperature{1}, 1U), failures);
   Check(bus->ProcessBatch() == 1U, failures);
-  bus->SetPerformanceMode(mccc::PerformanceMode::FULL_FEATURED);
+  bus->SetPerformanceMode(mccc::PerformanceMode::kFullFeatured);
 
   const mccc::BusStatisticsSnapshot stats = bus->GetStatistics();
   Check(stats.messages_published == 10U, failures);
@@ -516,8 +516,8 @@ int ExerciseClocksAndAdmission() {
   failures += ExerciseBus<mccc::AsyncBus<Payload, TscTraits>>();
 #endif
   using Admission = mccc::PriorityAdmission<100U>;
-  Check(Admission::LimitFor(mccc::MessagePriority::LOW) == 60U, failures);
-  Check(Admission::LevelFor(95U) == mccc::BackpressureLevel::CRITICAL, failures);
+  Check(Admission::LimitFor(mccc::MessagePriority::kLow) == 60U, failures);
+  Check(Admission::LevelFor(95U) == mccc::BackpressureLevel::kCritical, failures);
   Check(Admission::UtilizationPercent(50U) == 50U, failures);
   Check(MCCC_VERSION >= 10000, failures);
   return failures;

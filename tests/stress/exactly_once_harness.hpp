@@ -9,18 +9,18 @@
 //   increasing (no duplicate), and their count and order-dependent hash equal the producer's
 //   record of admitted sequences of that class (no loss, no phantom). When producers retry until
 //   admitted they are exactly 0..N-1;
-// - per-producer FIFO order within a priority class: one class on a bus without a HIGH lane;
-//   with a HIGH lane (kHighQueueDepth > 0) HIGH is a class of its own, because a HIGH message
+// - per-producer FIFO order within a priority class: one class on a bus without a HIGH ring;
+//   with a HIGH ring (kHighQueueDepth > 0) HIGH is a class of its own, because a HIGH message
 //   overtakes its producer's earlier LOW/MEDIUM ones (that is its purpose);
 // - an intact payload, the header the producer asked for (sender id, priority, PublishFast
 //   timestamp, alternative);
 // - msg_id = 1, 2, 3, ... in delivery order;
-// - FULL_FEATURED: per priority, admitted + refused == attempted, equal to GetStatistics();
+// - kFullFeatured: per priority, admitted + refused == attempted, equal to GetStatistics();
 //   messages_processed == delivered; per producer lane (kProducerLanes > 0; each producer
 //   thread records the lane its identity selects) GetLaneStatistics(lane) equals the sum of
 //   the records of that lane's producers, and the shared ring's (index LaneCount()) those of the
-//   producers without a lane. NO_STATS / BARE_METAL count nothing;
-// - the error callback saw one QUEUE_FULL per refusal (none in BARE_METAL);
+//   producers without a lane. kNoStats / kBareMetal count nothing;
+// - the error callback saw one kQueueFull per refusal (none in kBareMetal);
 // - a refused rvalue is left untouched (not moved from).
 //
 // Knobs (environment):
@@ -183,11 +183,11 @@ constexpr uint32_t SenderId(uint32_t producer) noexcept {
 }
 
 /// Priority classes within which a producer's order is kept: LOW/MEDIUM and, when the bus has a
-/// HIGH lane (`high_overtakes`), HIGH apart.
+/// HIGH ring (`high_overtakes`), HIGH apart.
 constexpr std::size_t kClasses = 2U;
 
 constexpr std::size_t ClassOf(MessagePriority priority, bool high_overtakes) noexcept {
-  return high_overtakes && priority == MessagePriority::HIGH ? 1U : 0U;
+  return high_overtakes && priority == MessagePriority::kHigh ? 1U : 0U;
 }
 
 /// True when a HIGH message of Bus may overtake its producer's earlier LOW/MEDIUM ones.
@@ -250,7 +250,7 @@ bool PublishOnce(Bus& bus, uint32_t producer, uint32_t seq, const Plan& plan,
   bool admitted = false;
   if (plan.api == kApiFast) {
     admitted = bus.PublishFast(std::move(message), sender, plan.timestamp, plan.priority);
-  } else if (plan.api == 0U && plan.priority == MessagePriority::MEDIUM) {
+  } else if (plan.api == 0U && plan.priority == MessagePriority::kMedium) {
     admitted = bus.Publish(std::move(message), sender);
   } else if (plan.api == 0U) {
     admitted = bus.PublishWithPriority(std::move(message), sender, plan.priority);
@@ -330,7 +330,7 @@ void RunProducer(Bus& bus, uint32_t producer, uint64_t quota, bool timed,
 /// Consumer-thread-only record of what was delivered, with the first failure described.
 class DeliveryChecker {
  public:
-  /// `high_overtakes`: the bus has a HIGH lane, so order is checked per class (see ClassOf).
+  /// `high_overtakes`: the bus has a HIGH ring, so order is checked per class (see ClassOf).
   DeliveryChecker(uint32_t producers, bool retry, bool high_overtakes)
       : per_producer_(producers), retry_(retry), high_overtakes_(high_overtakes) {}
 
@@ -484,11 +484,11 @@ struct Scenario {
 
 inline std::string ModeName(PerformanceMode mode) {
   switch (mode) {
-    case PerformanceMode::FULL_FEATURED:
+    case PerformanceMode::kFullFeatured:
       return "FullFeatured";
-    case PerformanceMode::NO_STATS:
+    case PerformanceMode::kNoStats:
       return "NoStats";
-    case PerformanceMode::BARE_METAL:
+    case PerformanceMode::kBareMetal:
       return "BareMetal";
   }
   return "Unknown";
@@ -508,13 +508,13 @@ inline void PrintTo(const Scenario& s, std::ostream* os) {
   *os << Describe(s);
 }
 
-/// Appends producers x {FULL_FEATURED, NO_STATS, BARE_METAL} x {retry, count refusals} x
+/// Appends producers x {kFullFeatured, kNoStats, kBareMetal} x {retry, count refusals} x
 /// {callbacks, visitor} for one bus type.
 inline void AddMatrix(std::vector<Scenario>& all, uint32_t bus, const char* bus_name,
                       std::initializer_list<uint32_t> producer_counts) {
   for (const uint32_t producers : producer_counts) {
     for (const PerformanceMode mode :
-         {PerformanceMode::FULL_FEATURED, PerformanceMode::NO_STATS, PerformanceMode::BARE_METAL}) {
+         {PerformanceMode::kFullFeatured, PerformanceMode::kNoStats, PerformanceMode::kBareMetal}) {
       for (const bool retry : {true, false}) {
         for (const bool use_visitor : {false, true}) {
           all.push_back(Scenario{producers, bus, bus_name, mode, retry, use_visitor});
@@ -531,7 +531,7 @@ constexpr uint64_t kBaseMessagesPerCase = 80000U;
 constexpr uint64_t kBaseMessagesPerCaseSmallRing = 24000U;
 
 /// Per ring (each producer lane, and LaneCount(): the shared ring), GetLaneStatistics equals
-/// the sum of the records of the producers that published on it (`counting`: FULL_FEATURED;
+/// the sum of the records of the producers that published on it (`counting`: kFullFeatured;
 /// otherwise every lane reads 0). A bus without lanes has one ring, index 0, for everybody. The
 /// rings' figures add up to GetStatistics()'s.
 template <typename Bus>
@@ -648,20 +648,20 @@ void RunScenario(const Scenario& scenario) {
   for (std::size_t i = 0U; i < mccc::kPriorityCount; ++i) {
     refused_total += attempted[i] - admitted[i];
   }
-  if (scenario.mode == PerformanceMode::FULL_FEATURED) {
+  if (scenario.mode == PerformanceMode::kFullFeatured) {
     ExpectPerPriorityCounts(s, attempted, admitted);
     EXPECT_EQ(s.messages_published, admitted_total);
     EXPECT_EQ(s.messages_dropped, refused_total);
     EXPECT_EQ(s.messages_processed, checker.delivered());
     EXPECT_EQ(s.processing_errors, 0U);
   } else {
-    EXPECT_EQ(s.messages_published, 0U) << "only FULL_FEATURED counts";
+    EXPECT_EQ(s.messages_published, 0U) << "only kFullFeatured counts";
     EXPECT_EQ(s.messages_dropped, 0U);
     EXPECT_EQ(s.messages_processed, 0U);
   }
-  ExpectLaneStatistics(*bus, records, scenario.mode == PerformanceMode::FULL_FEATURED);
+  ExpectLaneStatistics(*bus, records, scenario.mode == PerformanceMode::kFullFeatured);
   const uint64_t expected_reports =
-      scenario.mode == PerformanceMode::BARE_METAL ? 0U : refused_total;
+      scenario.mode == PerformanceMode::kBareMetal ? 0U : refused_total;
   EXPECT_EQ(g_queue_full_reports.load(), expected_reports);
   EXPECT_EQ(g_other_error_reports.load(), 0U);
   uint32_t on_own_lane = 0U;
@@ -725,7 +725,7 @@ void RunWakeupPingPong(uint32_t producers) {
   for (uint32_t p = 0U; p < producers; ++p) {
     threads.emplace_back([&, p] {
       for (uint32_t seq = 0U; seq < rounds && !lost_wakeup.load(); ++seq) {
-        while (!bus->PublishFast(Narrow(p, seq), p, 0U, MessagePriority::HIGH)) {
+        while (!bus->PublishFast(Narrow(p, seq), p, 0U, MessagePriority::kHigh)) {
           std::this_thread::yield();
         }
         while (delivered[p].load(std::memory_order_acquire) != seq + 1U) {
@@ -743,7 +743,7 @@ void RunWakeupPingPong(uint32_t producers) {
   // From a thread of its own: the test's main thread never publishes, so it holds no producer
   // identity that would take a producer lane from a later test case.
   std::thread stopper([&bus] {
-    while (!bus->PublishFast(Wide(0U, 0U), 0U, 0U, MessagePriority::HIGH)) {
+    while (!bus->PublishFast(Wide(0U, 0U), 0U, 0U, MessagePriority::kHigh)) {
       std::this_thread::yield();
     }
   });

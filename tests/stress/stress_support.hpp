@@ -17,6 +17,7 @@
 
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
+#include "support/bus_configs.hpp"
 
 #if defined(__SANITIZE_THREAD__)
 #define MCCC_STRESS_TSAN 1
@@ -46,11 +47,7 @@ namespace mccc_stress {
 /// publishes (the wait-free single-producer path). A small depth keeps the ring full with
 /// several producers; a small batch makes batches interleave with publishes.
 template <uint32_t kDepth, uint32_t kBatch, bool kOneProducer = false>
-struct StressTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = kDepth;
-  static constexpr uint32_t kBatchSize = kBatch;
-  static constexpr bool kSingleProducer = kOneProducer;
-};
+using StressTraits = mccc_test::SingleProducer<mccc_test::Ring<kDepth, kBatch>, kOneProducer>;
 
 /// splitmix64 finaliser: a cheap bijective mixer, so different inputs give different words.
 constexpr uint64_t Mix(uint64_t x) noexcept {
@@ -65,9 +62,9 @@ constexpr uint64_t Mix(uint64_t x) noexcept {
 inline std::atomic<uint64_t> g_queue_full_reports{0U};
 inline std::atomic<uint64_t> g_other_error_reports{0U};
 
-/// Error callback of the stress buses: QUEUE_FULL reports apart from all others.
+/// Error callback of the stress buses: kQueueFull reports apart from all others.
 inline void CountErrors(mccc::BusError error, uint64_t /*msg_id*/) {
-  if (error == mccc::BusError::QUEUE_FULL) {
+  if (error == mccc::BusError::kQueueFull) {
     g_queue_full_reports.fetch_add(1U, std::memory_order_relaxed);
   } else {
     g_other_error_reports.fetch_add(1U, std::memory_order_relaxed);

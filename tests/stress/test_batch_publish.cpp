@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 // PublishBatch under contention: several producers publish batches of 1..17 messages of mixed
 // priority into an always-full 64-slot queue and a roomy 4096-slot one, while the consumer
-// dispatches; each on a bus whose HIGH messages share the one ring and on one with a HIGH lane.
+// dispatches; each on a bus whose HIGH messages share the one ring and on one with a HIGH ring.
 // Checked exactly, for every delivered message, per ordering class (the shared ring: one class;
-// with a HIGH lane: HIGH, and LOW/MEDIUM, since a HIGH message overtakes queued LOW/MEDIUM ones):
+// with a HIGH ring: HIGH, and LOW/MEDIUM, since a HIGH message overtakes queued LOW/MEDIUM ones):
 // - per producer and class, the delivered sequences are exactly the admitted ones, in order,
 //   each once (retrying producers: exactly 0..N-1 over both classes);
 // - the admitted part of every call arrives contiguously (no other message of its class between
 //   its elements) and starts with the call's first element (a prefix);
 // - msg_id = 1, 2, 3, ... in delivery order; all elements of one call share one timestamp;
 // - per priority, the statistics equal admitted and attempted - admitted, and the error callback
-//   saw one QUEUE_FULL per call that refused anything.
+//   saw one kQueueFull per call that refused anything.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,29 +45,28 @@ struct Other {
 };
 using Payload = std::variant<Other, Item>;
 
-// No HIGH lane: one FIFO for every priority (contiguity and order span the priorities).
+// No HIGH ring: one FIFO for every priority (contiguity and order span the priorities).
 template <uint32_t kDepth, uint32_t kBatch, bool kOneProducer = false>
-struct SharedRingTraits : mccc_stress::StressTraits<kDepth, kBatch, kOneProducer> {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
-// A HIGH lane of `kHighDepth` slots (small: HIGH is refused too when the lane is full).
+using SharedRingTraits =
+    mccc_test::NoHighRing<mccc_stress::StressTraits<kDepth, kBatch, kOneProducer>>;
+// A HIGH ring of `kHighDepth` slots (small: HIGH is refused too when that ring is full).
 template <uint32_t kDepth, uint32_t kBatch, uint32_t kHighDepth, bool kOneProducer = false>
-struct HighLaneTraits : mccc_stress::StressTraits<kDepth, kBatch, kOneProducer> {
-  static constexpr uint32_t kHighQueueDepth = kHighDepth;
-};
+using HighRingTraits =
+    mccc_test::WithHighRing<mccc_stress::StressTraits<kDepth, kBatch, kOneProducer>, kHighDepth>;
 
 using FullQueueTraits = SharedRingTraits<64U, 16U>;
 using RoomyTraits = SharedRingTraits<4096U, mccc::DefaultBusTraits::kBatchSize>;
 using SingleProducerTraits = SharedRingTraits<64U, 16U, true>;
-using FullQueueHighLaneTraits = HighLaneTraits<64U, 16U, 16U>;
-using RoomyHighLaneTraits = HighLaneTraits<4096U, mccc::DefaultBusTraits::kBatchSize,
+using FullQueueHighRingTraits = HighRingTraits<64U, 16U, 16U>;
+using RoomyHighRingTraits = HighRingTraits<4096U, mccc::DefaultBusTraits::kBatchSize,
                                            mccc::DefaultBusTraits::kHighQueueDepth>;
-using SingleProducerHighLaneTraits = HighLaneTraits<64U, 16U, 16U, true>;
+using SingleProducerHighRingTraits = HighRingTraits<64U, 16U, 16U, true>;
 
-// Ordering classes: FIFO per producer holds within one (0: LOW/MEDIUM, and HIGH without a lane).
+// Ordering classes: FIFO per producer holds within one (0: LOW/MEDIUM, and HIGH without a HIGH
+// ring).
 constexpr std::size_t kClasses = 2U;
-std::size_t ClassOf(MessagePriority priority, bool high_lane) {
-  return high_lane && priority == MessagePriority::HIGH ? 1U : 0U;
+std::size_t ClassOf(MessagePriority priority, bool high_ring) {
+  return high_ring && priority == MessagePriority::kHigh ? 1U : 0U;
 }
 
 using mccc_stress::CountErrors;
@@ -87,7 +86,7 @@ uint32_t CallSize(uint32_t producer, uint32_t call) {
 template <typename Bus>
 void RunProducer(Bus& bus, uint32_t producer, uint32_t quota, bool retry,
                  const std::atomic<bool>& go, ProducerRecord& record) {
-  constexpr bool kHighLane = Bus::kHighQueueDepth > 0U;
+  constexpr bool kHighRing = Bus::kHighQueueDepth > 0U;
   // acquire: pairs with RunProducersAndConsumer's release store of `go` (set-up is visible).
   while (!go.load(std::memory_order_acquire)) {
     std::this_thread::yield();
@@ -109,7 +108,7 @@ void RunProducer(Bus& bus, uint32_t producer, uint32_t quota, bool retry,
       const uint32_t got = bus.PublishBatch(items.data(), want, producer + 1U, priority);
       record.admitted[prio] += got;
       for (uint32_t i = 0U; i < got; ++i) {
-        record.admitted_seqs[ClassOf(priority, kHighLane)].push_back(seq + done + i);
+        record.admitted_seqs[ClassOf(priority, kHighRing)].push_back(seq + done + i);
       }
       done += got;
       if (got != want) {
@@ -131,7 +130,7 @@ void RunProducer(Bus& bus, uint32_t producer, uint32_t quota, bool retry,
 /// Consumer-side checks; the first failure is kept as text.
 class Checker {
  public:
-  Checker(uint32_t producers, bool high_lane) : delivered_(producers), high_lane_(high_lane) {}
+  Checker(uint32_t producers, bool high_ring) : delivered_(producers), high_ring_(high_ring) {}
 
   void OnItem(const Item& item, const MessageHeader& header) {
     ++count_;
@@ -142,7 +141,7 @@ class Checker {
       Fail("unknown producer or wrong sender id");
       return;
     }
-    const std::size_t cls = ClassOf(header.priority, high_lane_);
+    const std::size_t cls = ClassOf(header.priority, high_ring_);
     std::vector<uint32_t>& seqs = delivered_[item.producer][cls];
     if (!seqs.empty() && item.seq <= seqs.back()) {
       Fail("producer " + std::to_string(item.producer) + ": seq " + std::to_string(item.seq) +
@@ -183,7 +182,7 @@ class Checker {
     bool valid = false;
   };
   std::vector<std::array<std::vector<uint32_t>, kClasses>> delivered_;
-  bool high_lane_;
+  bool high_ring_;
   uint64_t count_ = 0U;
   std::array<Last, kClasses> last_{};  // the last message delivered of each class
   std::string failure_;
@@ -256,21 +255,21 @@ TEST(BatchPublishStress, SingleProducerBusRetriesAndDrops) {
   RunCase<SingleProducerTraits>(1U, 200000U, /*retry=*/false);
 }
 
-TEST(BatchPublishStress, HighLaneThreeProducersRetryIntoAnAlwaysFullQueue) {
-  RunCase<FullQueueHighLaneTraits>(3U, 100000U, /*retry=*/true);
+TEST(BatchPublishStress, HighRingThreeProducersRetryIntoAnAlwaysFullQueue) {
+  RunCase<FullQueueHighRingTraits>(3U, 100000U, /*retry=*/true);
 }
 
-TEST(BatchPublishStress, HighLaneThreeProducersDropRefusedTailsInAnAlwaysFullQueue) {
-  RunCase<FullQueueHighLaneTraits>(3U, 100000U, /*retry=*/false);
+TEST(BatchPublishStress, HighRingThreeProducersDropRefusedTailsInAnAlwaysFullQueue) {
+  RunCase<FullQueueHighRingTraits>(3U, 100000U, /*retry=*/false);
 }
 
-TEST(BatchPublishStress, HighLaneFourProducersRetryIntoARoomyQueue) {
-  RunCase<RoomyHighLaneTraits>(4U, 250000U, /*retry=*/true);
+TEST(BatchPublishStress, HighRingFourProducersRetryIntoARoomyQueue) {
+  RunCase<RoomyHighRingTraits>(4U, 250000U, /*retry=*/true);
 }
 
-TEST(BatchPublishStress, HighLaneSingleProducerBusRetriesAndDrops) {
-  RunCase<SingleProducerHighLaneTraits>(1U, 200000U, /*retry=*/true);
-  RunCase<SingleProducerHighLaneTraits>(1U, 200000U, /*retry=*/false);
+TEST(BatchPublishStress, HighRingSingleProducerBusRetriesAndDrops) {
+  RunCase<SingleProducerHighRingTraits>(1U, 200000U, /*retry=*/true);
+  RunCase<SingleProducerHighRingTraits>(1U, 200000U, /*retry=*/false);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "mccc/components/component.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -39,11 +40,8 @@ struct Reading {
 };
 using Payload = std::variant<Tick, Reading>;
 
-struct StressTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 4096U;
-  static constexpr uint32_t kBatchSize = 32U;  // short batches: subscription changes settle fast
-  static constexpr uint32_t kMaxCallbacksPerType = 128U;
-};
+// Short batches: subscription changes settle fast.
+using StressTraits = mccc_test::WithCallbacks<mccc_test::Ring<4096U, 32U>, 128U>;
 using Bus = mccc::AsyncBus<Payload, StressTraits>;
 using Base = mccc::Component<Payload, StressTraits>;
 

@@ -4,10 +4,10 @@
 // MCCC_STRESS_SECONDS); the MCCC_SINGLE_PRODUCER=1 build is test_exactly_once_single_producer.cpp.
 //
 // Matrix: producers 1, 2, 4, 8, 16, 32 x rings of 64 (constantly full), 4096 and the default
-// depth (DefaultBusTraits, 131072 slots) x FULL_FEATURED / NO_STATS / BARE_METAL x
+// depth (DefaultBusTraits, 131072 slots) x kFullFeatured / kNoStats / kBareMetal x
 // retry-until-admitted / count-refusals x ProcessBatch with subscribers / ProcessBatchWith, plus a
-// kSingleProducer traits bus with its one producer. Those buses have the default HIGH lane; the
-// matrix adds HIGH lane off (HIGH shares the ring) x producer lanes 0 / 1 / 4, with fewer,
+// kSingleProducer traits bus with its one producer. Those buses have the default HIGH ring; the
+// matrix adds HIGH ring off (HIGH shares the ring) x producer lanes 0 / 1 / 4, with fewer,
 // as many and more producer threads than lanes (threads beyond the lanes share the ring).
 // Also here: exact statistics with more producer threads than statistics shards, a parked
 // consumer woken by every publish (no lost wake-up), and a kSingleCore bus driven by one thread.
@@ -27,6 +27,7 @@
 #include "mccc/message.hpp"
 #include "mccc/traits.hpp"
 #include "stress/exactly_once_harness.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -35,19 +36,9 @@ using namespace mccc_stress;  // NOLINT(google-build-using-namespace): the test'
 // ----- bus configurations -----------------------------------------------------------------------
 
 /// Tiny ring: constantly full with more than one producer; small batches interleave.
-struct Depth64Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-};
-struct Depth4096Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 4096U;
-  static constexpr uint32_t kBatchSize = 256U;
-};
-struct SingleProducerTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 32U;
-  static constexpr bool kSingleProducer = true;
-};
+using Depth64Traits = mccc_test::Ring<64U, 16U>;
+using Depth4096Traits = mccc_test::Ring<4096U, 256U>;
+using SingleProducerTraits = mccc_test::SingleProducer<mccc_test::Ring<256U, 32U>>;
 
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 using Bus4096 = mccc::AsyncBus<Payload, Depth4096Traits>;
@@ -55,38 +46,22 @@ using Bus4096 = mccc::AsyncBus<Payload, Depth4096Traits>;
 using BusDefault = mccc::AsyncBus<Payload>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
 
-/// The tiny ring without a HIGH lane: HIGH shares the ring, per-producer order across priorities.
-struct Depth64NoHighLaneTraits : Depth64Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+/// The tiny ring without a HIGH ring: HIGH shares the ring, per-producer order across priorities.
+using Depth64NoHighRingTraits = mccc_test::NoHighRing<Depth64Traits>;
 /// One producer lane of 64 slots (the first producer thread's), a 64-slot shared ring for the
-/// others, a HIGH lane of 16 slots (full now and then, so HIGH refusals happen too).
-struct Lanes1Traits : Depth64Traits {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 1U;
-  static constexpr uint32_t kLaneDepth = 64U;
-};
-struct Lanes1NoHighLaneTraits : Lanes1Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
-/// Four producer lanes of 256 slots, a 256-slot shared ring, a 64-slot HIGH lane.
-struct Lanes4Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 32U;
-  static constexpr uint32_t kHighQueueDepth = 64U;
-  static constexpr uint32_t kProducerLanes = 4U;
-  static constexpr uint32_t kLaneDepth = 256U;
-};
-struct Lanes4NoHighLaneTraits : Lanes4Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
-using Bus64NoHighLane = mccc::AsyncBus<Payload, Depth64NoHighLaneTraits>;
+/// others, a HIGH ring of 16 slots (full now and then, so HIGH refusals happen too).
+using Lanes1Traits = mccc_test::WithLanes<mccc_test::WithHighRing<Depth64Traits, 16U>, 1U>;
+using Lanes1NoHighRingTraits = mccc_test::NoHighRing<Lanes1Traits>;
+/// Four producer lanes of 256 slots, a 256-slot shared ring, a 64-slot HIGH ring.
+using Lanes4Traits = mccc_test::WithLanes<mccc_test::Ring<256U, 32U, 64U>, 4U>;
+using Lanes4NoHighRingTraits = mccc_test::NoHighRing<Lanes4Traits>;
+using Bus64NoHighRing = mccc::AsyncBus<Payload, Depth64NoHighRingTraits>;
 using BusLanes1 = mccc::AsyncBus<Payload, Lanes1Traits>;
-using BusLanes1NoHighLane = mccc::AsyncBus<Payload, Lanes1NoHighLaneTraits>;
+using BusLanes1NoHighRing = mccc::AsyncBus<Payload, Lanes1NoHighRingTraits>;
 using BusLanes4 = mccc::AsyncBus<Payload, Lanes4Traits>;
-using BusLanes4NoHighLane = mccc::AsyncBus<Payload, Lanes4NoHighLaneTraits>;
+using BusLanes4NoHighRing = mccc::AsyncBus<Payload, Lanes4NoHighRingTraits>;
 static_assert(Bus64::kHighQueueDepth > 0U && BusDefault::kHighQueueDepth > 0U,
-              "the default matrix runs with the default HIGH lane");
+              "the default matrix runs with the default HIGH ring");
 
 static_assert(BusDefault::kQueueDepth == 131072U, "the matrix promises the default depth");
 static_assert(!mccc::DefaultBusTraits::kSingleProducer,
@@ -97,11 +72,11 @@ enum BusKind : uint32_t {
   kDepth4096,
   kDepthDefault,
   kSingleProducer,
-  kDepth64NoHighLane,
+  kDepth64NoHighRing,
   kLanes1,
-  kLanes1NoHighLane,
+  kLanes1NoHighRing,
   kLanes4,
-  kLanes4NoHighLane
+  kLanes4NoHighRing
 };
 
 std::vector<Scenario> AllScenarios() {
@@ -111,20 +86,20 @@ std::vector<Scenario> AllScenarios() {
   AddMatrix(all, kDepth4096, "Depth4096", producers);
   AddMatrix(all, kDepthDefault, "DefaultDepth131072", producers);
   AddMatrix(all, kSingleProducer, "SingleProducerDepth256", {1U});
-  AddMatrix(all, kDepth64NoHighLane, "Depth64NoHighLane", {1U, 4U});
+  AddMatrix(all, kDepth64NoHighRing, "Depth64NoHighRing", {1U, 4U});
   // Lanes: 1 producer on its lane; 2 and 8 with more threads than lanes.
   AddMatrix(all, kLanes1, "Lanes1Depth64High16", {1U, 2U, 8U});
-  AddMatrix(all, kLanes1NoHighLane, "Lanes1Depth64NoHighLane", {2U});
+  AddMatrix(all, kLanes1NoHighRing, "Lanes1Depth64NoHighRing", {2U});
   // 1 and 4: every producer on a lane of its own; 8: four of them share the ring.
   AddMatrix(all, kLanes4, "Lanes4Depth256High64", {1U, 4U, 8U});
-  AddMatrix(all, kLanes4NoHighLane, "Lanes4Depth256NoHighLane", {4U, 8U});
+  AddMatrix(all, kLanes4NoHighRing, "Lanes4Depth256NoHighRing", {4U, 8U});
   return all;
 }
 
 class ExactlyOnceTest : public ::testing::TestWithParam<Scenario> {};
 
 // G-1: every admitted message dispatched once, in order per producer and class, intact
-// G-2: the same with the HIGH lane on and off
+// G-2: the same with the HIGH ring on and off
 // G-3: the same with 0, 1 and 4 producer lanes and more threads than lanes
 // G-5: per producer and priority, admitted + refused == attempted == GetStatistics()
 // G-9: a refused rvalue is not moved from (the Tracked payload's moved-from marker)
@@ -140,20 +115,20 @@ TEST_P(ExactlyOnceTest, EveryAdmittedMessageDeliveredOnceInOrderAndIntact) {
     case kDepthDefault:
       RunScenario<BusDefault>(scenario);
       break;
-    case kDepth64NoHighLane:
-      RunScenario<Bus64NoHighLane>(scenario);
+    case kDepth64NoHighRing:
+      RunScenario<Bus64NoHighRing>(scenario);
       break;
     case kLanes1:
       RunScenario<BusLanes1>(scenario);
       break;
-    case kLanes1NoHighLane:
-      RunScenario<BusLanes1NoHighLane>(scenario);
+    case kLanes1NoHighRing:
+      RunScenario<BusLanes1NoHighRing>(scenario);
       break;
     case kLanes4:
       RunScenario<BusLanes4>(scenario);
       break;
-    case kLanes4NoHighLane:
-      RunScenario<BusLanes4NoHighLane>(scenario);
+    case kLanes4NoHighRing:
+      RunScenario<BusLanes4NoHighRing>(scenario);
       break;
     default:
       RunScenario<SingleProducerBus>(scenario);
@@ -245,12 +220,7 @@ TEST(ExactlyOnceWakeupTest, ParkedConsumerIsWokenByEveryPublishSingleProducerTra
 // kSingleCore = true (acknowledged): relaxed atomics plus compiler fences, no padding. That is
 // only correct when every publisher and the consumer share one core; here one thread does both,
 // which is correct on any machine. Messages that are refused are retried after a ProcessBatch.
-struct SingleCoreTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-};
+using SingleCoreTraits = mccc_test::SingleCore<Depth64Traits>;
 using SingleCoreBus = mccc::AsyncBus<Payload, SingleCoreTraits>;
 
 TEST(ExactlyOnceSingleCoreTest, OneThreadPublishingAndConsumingDeliversEveryMessageOnceInOrder) {

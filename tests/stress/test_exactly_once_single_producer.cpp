@@ -5,7 +5,7 @@
 // single-producer publish path. One producer thread, as that build requires.
 //
 // Matrix: 1 producer x rings of 64 (constantly full) and the default depth (131072 slots) x
-// FULL_FEATURED / NO_STATS / BARE_METAL x retry-until-admitted / count-refusals x ProcessBatch
+// kFullFeatured / kNoStats / kBareMetal x retry-until-admitted / count-refusals x ProcessBatch
 // with subscribers / ProcessBatchWith. Checks and knobs: exactly_once_harness.hpp.
 #define MCCC_SINGLE_PRODUCER 1
 
@@ -18,6 +18,7 @@
 #include "mccc/bus/async_bus.hpp"
 #include "mccc/traits.hpp"
 #include "stress/exactly_once_harness.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -27,10 +28,7 @@ static_assert(mccc::DefaultBusTraits::kSingleProducer,
               "MCCC_SINGLE_PRODUCER=1 must make the default traits single-producer");
 
 /// Only the depth differs from the (single-producer) defaults.
-struct Depth64Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-};
+using Depth64Traits = mccc_test::Ring<64U, 16U>;
 
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 /// Everything default: 131072 slots (heap-allocated by the harness), batches of 1024.

@@ -21,6 +21,7 @@
 
 #include "mccc/mccc.hpp"
 #include "stress/stress_support.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -66,23 +67,13 @@ struct JudgingWait {
   }
 };
 
-struct LaneTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  static constexpr uint32_t kProducerLanes = 1U;
-  static constexpr uint32_t kLaneDepth = 64U;
-  static constexpr uint32_t kBatchSize = 8U;
-  using Clock = mccc::NullClock;
-  using ConsumerWait = JudgingWait;
-};
-struct SingleProducerTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  static constexpr uint32_t kBatchSize = 8U;
-  static constexpr bool kSingleProducer = true;
-  using Clock = mccc::NullClock;
-  using ConsumerWait = JudgingWait;
-};
+using LaneTraits = mccc_test::WithConsumerWait<
+    mccc_test::WithClock<mccc_test::WithLanes<mccc_test::SharedRing<64U, 8U>, 1U>, mccc::NullClock>,
+    JudgingWait>;
+using SingleProducerTraits = mccc_test::WithConsumerWait<
+    mccc_test::WithClock<mccc_test::SingleProducer<mccc_test::SharedRing<64U, 8U>>,
+                         mccc::NullClock>,
+    JudgingWait>;
 
 uint32_t NextRandom(uint32_t& state) {
   state ^= state << 13U;

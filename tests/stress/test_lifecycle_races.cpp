@@ -130,7 +130,7 @@ class ConsumerThread {
 
 template <typename Message>
 void PublishUntilAdmitted(Bus& bus, const Message& message, uint32_t sender,
-                          MessagePriority priority = MessagePriority::HIGH) {
+                          MessagePriority priority = MessagePriority::kHigh) {
   while (!bus.PublishWithPriority(message, sender, priority)) {
     std::this_thread::yield();
   }
@@ -541,7 +541,7 @@ TEST(LifecycleStormTest, SubscribeUnsubscribeStormWhilePublishingAndDispatching)
   }
   threads.emplace_back([&] {
     for (uint32_t seq = 0U; seq < relay_messages; ++seq) {
-      PublishUntilAdmitted(*bus, Relay{seq}, 20U, MessagePriority::MEDIUM);
+      PublishUntilAdmitted(*bus, Relay{seq}, 20U, MessagePriority::kMedium);
     }
   });
   for (std::thread& t : threads) {
@@ -654,7 +654,7 @@ TEST(LifecycleStatisticsTest, CountersExactAfterResetFollowingModeAndResetChurn)
     std::vector<PhaseRecord> records(kProducers);
     std::thread chaos([&] {
       constexpr std::array<PerformanceMode, 3> kModes = {
-          PerformanceMode::FULL_FEATURED, PerformanceMode::NO_STATS, PerformanceMode::BARE_METAL};
+          PerformanceMode::kFullFeatured, PerformanceMode::kNoStats, PerformanceMode::kBareMetal};
       for (uint32_t i = 0U; !producers_done.load(); ++i) {
         bus->SetPerformanceMode(kModes[i % 3U]);
         if ((i % 2U) == 0U) {
@@ -683,7 +683,7 @@ TEST(LifecycleStatisticsTest, CountersExactAfterResetFollowingModeAndResetChurn)
   EXPECT_EQ(bus->QueueOccupancy(), 0U);
 
   // ---- phase 2: fixed mode, reset once, then exact counts (new producer threads) ----
-  bus->SetPerformanceMode(PerformanceMode::FULL_FEATURED);
+  bus->SetPerformanceMode(PerformanceMode::kFullFeatured);
   bus->ResetStatistics();
   g_queue_full_reports.store(0U);
   fail_some = false;

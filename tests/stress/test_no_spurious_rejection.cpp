@@ -7,15 +7,15 @@
 // consumer's handler gives it back. At most one message whose credit is back can still occupy a
 // slot (the one the consumer is finishing), and the publishing producer holds a credit of its
 // own, so every producer sees an occupancy of at most C before it claims. With C below the
-// priority's limit (LOW 60%, MEDIUM 80%, HIGH 99% of capacity; capacity in BARE_METAL) no publish
-// may be refused: zero false returns, zero drops in the statistics, zero QUEUE_FULL reports.
+// priority's limit (LOW 60%, MEDIUM 80%, HIGH 99% of capacity; capacity in kBareMetal) no publish
+// may be refused: zero false returns, zero drops in the statistics, zero kQueueFull reports.
 //
 // C = capacity / 2 with mixed priorities is the everyday case; C = limit - 1 with one priority is
-// the sharpest case the argument above allows. With a HIGH lane (the default) HIGH messages are
+// the sharpest case the argument above allows. With a HIGH ring (the default) HIGH messages are
 // admitted against that lane alone, up to its last slot in every mode, so the HIGH edge is the
 // lane's capacity - 1; the shared-ring bus keeps HIGH's 99 % edge of the one ring.
 //
-// Delivery order is checked per producer within each ordering class: with a HIGH lane a HIGH
+// Delivery order is checked per producer within each ordering class: with a HIGH ring a HIGH
 // message overtakes its producer's queued LOW/MEDIUM ones, so HIGH and LOW/MEDIUM are two classes;
 // on the shared ring every priority is one FIFO.
 //
@@ -41,6 +41,7 @@
 #include "mccc/traits.hpp"
 
 #include "stress_support.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -77,10 +78,8 @@ using mccc_stress::g_queue_full_reports;
 using Depth64Traits = mccc_stress::StressTraits<64U, 16U>;
 using Depth1024Traits = mccc_stress::StressTraits<1024U, 128U>;
 using SingleProducerTraits = mccc_stress::StressTraits<64U, 16U, true>;
-// No HIGH lane: HIGH shares the ring and is admitted below 99 % of it, FIFO with the rest.
-struct SharedRing64Traits : Depth64Traits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+// No HIGH ring: HIGH shares the ring and is admitted below 99 % of it, FIFO with the rest.
+using SharedRing64Traits = mccc_test::NoHighRing<Depth64Traits>;
 using Bus64 = mccc::AsyncBus<Payload, Depth64Traits>;
 using Bus1024 = mccc::AsyncBus<Payload, Depth1024Traits>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
@@ -110,8 +109,8 @@ std::string Describe(const Scenario& s) {
                           : s.bus == BusKind::kDepth1024    ? "Depth1024"
                           : s.bus == BusKind::kSharedRing64 ? "SharedRingDepth64"
                                                             : "SingleProducerDepth64";
-  const std::string mode = s.mode == PerformanceMode::FULL_FEATURED ? "FullFeatured"
-                           : s.mode == PerformanceMode::NO_STATS    ? "NoStats"
+  const std::string mode = s.mode == PerformanceMode::kFullFeatured ? "FullFeatured"
+                           : s.mode == PerformanceMode::kNoStats    ? "NoStats"
                                                                     : "BareMetal";
   const std::string prio = s.priority == kMixedPriorities ? "MixedPriorities"
                            : s.priority == 0              ? "Low"
@@ -133,7 +132,7 @@ void PrintTo(const Scenario& s, std::ostream* os) {
 }
 
 std::vector<Scenario> AllScenarios() {
-  constexpr auto kFull = PerformanceMode::FULL_FEATURED;
+  constexpr auto kFull = PerformanceMode::kFullFeatured;
   constexpr auto kHalf = Credits::kHalfCapacity;
   constexpr auto kEdge = Credits::kBelowLimit;
   return {
@@ -141,21 +140,21 @@ std::vector<Scenario> AllScenarios() {
       {BusKind::kDepth64, 8U, kFull, kHalf, kMixedPriorities, false},
       {BusKind::kDepth64, 8U, kFull, kHalf, kMixedPriorities, true},
       {BusKind::kDepth1024, 8U, kFull, kHalf, kMixedPriorities, false},
-      {BusKind::kDepth64, 8U, PerformanceMode::NO_STATS, kHalf, kMixedPriorities, false},
+      {BusKind::kDepth64, 8U, PerformanceMode::kNoStats, kHalf, kMixedPriorities, false},
       // One credit below each priority's limit.
       {BusKind::kDepth64, 8U, kFull, kEdge, 0, false},
       {BusKind::kDepth1024, 8U, kFull, kEdge, 0, true},
       {BusKind::kDepth64, 8U, kFull, kEdge, 1, false},
       {BusKind::kDepth64, 8U, kFull, kEdge, 2, true},
       {BusKind::kDepth1024, 8U, kFull, kEdge, 2, false},
-      {BusKind::kDepth64, 8U, PerformanceMode::NO_STATS, kEdge, 0, false},
-      // BARE_METAL admits every priority up to the capacity.
-      {BusKind::kDepth64, 8U, PerformanceMode::BARE_METAL, kEdge, 0, false},
+      {BusKind::kDepth64, 8U, PerformanceMode::kNoStats, kEdge, 0, false},
+      // kBareMetal admits every priority up to the capacity.
+      {BusKind::kDepth64, 8U, PerformanceMode::kBareMetal, kEdge, 0, false},
       // The single-producer path (no CAS, its own head refresh).
       {BusKind::kSingleProducer64, 1U, kFull, kHalf, kMixedPriorities, false},
       {BusKind::kSingleProducer64, 1U, kFull, kEdge, 0, true},
-      {BusKind::kSingleProducer64, 1U, PerformanceMode::BARE_METAL, kEdge, 0, false},
-      // HIGH in the one ring (no HIGH lane): one FIFO, HIGH's edge at 99 % of the ring.
+      {BusKind::kSingleProducer64, 1U, PerformanceMode::kBareMetal, kEdge, 0, false},
+      // HIGH in the one ring (no HIGH ring): one FIFO, HIGH's edge at 99 % of the ring.
       {BusKind::kSharedRing64, 8U, kFull, kHalf, kMixedPriorities, false},
       {BusKind::kSharedRing64, 8U, kFull, kEdge, 2, true},
   };
@@ -168,10 +167,10 @@ uint32_t CreditsFor(const Scenario& s) {
   if (s.credits == Credits::kHalfCapacity) {
     return Bus::kQueueDepth / 2U;
   }
-  if (Bus::kHighQueueDepth > 0U && s.priority == static_cast<int>(MessagePriority::HIGH)) {
-    return Bus::kHighQueueDepth - 1U;  // the HIGH lane admits up to its last slot
+  if (Bus::kHighQueueDepth > 0U && s.priority == static_cast<int>(MessagePriority::kHigh)) {
+    return Bus::kHighQueueDepth - 1U;  // the HIGH ring admits up to its last slot
   }
-  if (s.mode == PerformanceMode::BARE_METAL) {
+  if (s.mode == PerformanceMode::kBareMetal) {
     return Bus::kQueueDepth - 1U;
   }
   const auto limit = Bus::Admission::LimitFor(static_cast<MessagePriority>(s.priority));
@@ -185,20 +184,21 @@ MessagePriority PriorityFor(const Scenario& s, uint32_t producer, uint32_t seq) 
   return static_cast<MessagePriority>((producer + seq) % 3U);
 }
 
-// Ordering classes: per producer, FIFO holds within one (0: LOW/MEDIUM, and HIGH without a lane).
+// Ordering classes: per producer, FIFO holds within one (0: LOW/MEDIUM, and HIGH without a HIGH
+// ring).
 constexpr std::size_t kClasses = 2U;
 constexpr uint32_t kNoSeq = ~uint32_t{0};
 
-std::size_t ClassOf(MessagePriority priority, bool high_lane) {
-  return high_lane && priority == MessagePriority::HIGH ? 1U : 0U;
+std::size_t ClassOf(MessagePriority priority, bool high_ring) {
+  return high_ring && priority == MessagePriority::kHigh ? 1U : 0U;
 }
 
 /// The first seq >= `from` that `producer` publishes in class `cls`, or kNoSeq when it publishes
 /// nothing of that class (the priority pattern repeats every three seqs).
 uint32_t NextOfClass(const Scenario& s, uint32_t producer, uint32_t from, std::size_t cls,
-                     bool high_lane) {
+                     bool high_ring) {
   for (uint32_t seq = from; seq < from + 3U; ++seq) {
-    if (ClassOf(PriorityFor(s, producer, seq), high_lane) == cls) {
+    if (ClassOf(PriorityFor(s, producer, seq), high_ring) == cls) {
       return seq;
     }
   }
@@ -222,14 +222,14 @@ void RunScenario(const Scenario& scenario) {
   const uint32_t credit_count = CreditsFor<Bus>(scenario);
   ASSERT_GT(credit_count, 0U);
   std::atomic<uint32_t> credits{credit_count};
-  constexpr bool kHighLane = Bus::kHighQueueDepth > 0U;
+  constexpr bool kHighRing = Bus::kHighQueueDepth > 0U;
   uint64_t delivered = 0U;         // consumer thread only
   uint64_t order_violations = 0U;  // consumer thread only
   // Per producer and class, the seq expected next (consumer thread only).
   std::vector<std::array<uint32_t, kClasses>> next_seq(scenario.producers);
   for (uint32_t p = 0U; p < scenario.producers; ++p) {
     for (std::size_t cls = 0U; cls < kClasses; ++cls) {
-      next_seq[p][cls] = NextOfClass(scenario, p, 0U, cls, kHighLane);
+      next_seq[p][cls] = NextOfClass(scenario, p, 0U, cls, kHighRing);
     }
   }
 
@@ -237,11 +237,11 @@ void RunScenario(const Scenario& scenario) {
   // frees the slot after the handler returns): that is the one extra message the bound allows.
   const auto on_message = [&](uint32_t producer, uint32_t seq) {
     const std::size_t cls =
-        producer < next_seq.size() ? ClassOf(PriorityFor(scenario, producer, seq), kHighLane) : 0U;
+        producer < next_seq.size() ? ClassOf(PriorityFor(scenario, producer, seq), kHighRing) : 0U;
     if (producer >= next_seq.size() || seq != next_seq[producer][cls]) {
       ++order_violations;
     } else {
-      next_seq[producer][cls] = NextOfClass(scenario, producer, seq + 1U, cls, kHighLane);
+      next_seq[producer][cls] = NextOfClass(scenario, producer, seq + 1U, cls, kHighRing);
     }
     ++delivered;
     // acq_rel: returns the credit after this slot's head predecessor was released (see the file
@@ -337,7 +337,7 @@ void RunScenario(const Scenario& scenario) {
   EXPECT_EQ(s.low_priority_dropped, 0U);
   EXPECT_EQ(s.medium_priority_dropped, 0U);
   EXPECT_EQ(s.high_priority_dropped, 0U);
-  if (scenario.mode == PerformanceMode::FULL_FEATURED) {
+  if (scenario.mode == PerformanceMode::kFullFeatured) {
     EXPECT_EQ(s.messages_published, published);
     EXPECT_EQ(s.messages_processed, delivered);
   } else {
@@ -377,10 +377,10 @@ INSTANTIATE_TEST_SUITE_P(Bus, NoSpuriousRejectionTest, ::testing::ValuesIn(AllSc
                          ScenarioName);
 
 // The thresholds the edge scenarios rely on, spelled out for the two depths used above.
-static_assert(Bus64::Admission::LimitFor(MessagePriority::LOW) == 39U, "ceil(0.60 * 64)");
-static_assert(Bus64::Admission::LimitFor(MessagePriority::MEDIUM) == 52U, "ceil(0.80 * 64)");
-static_assert(Bus64::Admission::LimitFor(MessagePriority::HIGH) == 64U, "ceil(0.99 * 64)");
-static_assert(Bus1024::Admission::LimitFor(MessagePriority::LOW) == 615U, "ceil(0.60 * 1024)");
-static_assert(Bus1024::Admission::LimitFor(MessagePriority::HIGH) == 1014U, "ceil(0.99 * 1024)");
+static_assert(Bus64::Admission::LimitFor(MessagePriority::kLow) == 39U, "ceil(0.60 * 64)");
+static_assert(Bus64::Admission::LimitFor(MessagePriority::kMedium) == 52U, "ceil(0.80 * 64)");
+static_assert(Bus64::Admission::LimitFor(MessagePriority::kHigh) == 64U, "ceil(0.99 * 64)");
+static_assert(Bus1024::Admission::LimitFor(MessagePriority::kLow) == 615U, "ceil(0.60 * 1024)");
+static_assert(Bus1024::Admission::LimitFor(MessagePriority::kHigh) == 1014U, "ceil(0.99 * 1024)");
 
 }  // namespace

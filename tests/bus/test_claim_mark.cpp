@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -20,19 +21,9 @@ struct Tick {
 using Payload = std::variant<Tick>;
 
 // One LOW/MEDIUM and one HIGH message per batch: each ProcessBatch step is visible.
-struct OneByOneTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kBatchSize = 1U;
-};
+using OneByOneTraits = mccc_test::Ring<64U, 1U, 16U>;
 
-struct LaneTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 2U;
-  static constexpr uint32_t kLaneDepth = 64U;
-  static constexpr uint32_t kBatchSize = 3U;
-};
+using LaneTraits = mccc_test::WithLanes<mccc_test::Ring<64U, 3U, 16U>, 2U, 64U>;
 
 // G-4: draining before a stop delivers every message published before it (the tests below)
 TEST(ClaimMark, AHighMessagePublishedAfterTheMarkDoesNotCountForTheMessagesBeforeIt) {

@@ -17,15 +17,15 @@
 #endif
 
 #include "mccc/bus/async_bus.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
 using mccc::detail::AsymmetricFence;
 
 using Payload = std::variant<int>;
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct SmallTraits : mccc_test::SmallRing {};
 
 TEST(AsymmetricFenceTest, AvailableOnlyWhereConfigured) {
   if (MCCC_ASYMMETRIC_FENCE == 0) {
@@ -99,9 +99,8 @@ TEST(AsymmetricFenceTest, StoreBufferingNeverLetsBothLoadsMissTheOtherStore) {
   EXPECT_EQ(both_missed, 0U) << "rounds in which neither thread saw the other's store";
 }
 
-struct SymmetricTraits : SmallTraits {
-  static constexpr bool kAsymmetricFence = false;  // a bus may opt out (hard real time)
-};
+// A bus may opt out of the asymmetric fence (hard real time).
+struct SymmetricTraits : mccc_test::SymmetricFence<SmallTraits> {};
 
 template <typename Traits>
 class AsymmetricFenceBusTest : public ::testing::Test {};

@@ -14,6 +14,7 @@
 
 #include "mccc/bus/async_bus.hpp"
 #include "mccc/static_component.hpp"  // the documented path must work too
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -33,9 +34,7 @@ struct DerivedMessage : BaseMessage {};
 
 using Payload = std::variant<Temperature, Command, Ignored, int, double, DerivedMessage>;
 
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-};
+using SmallTraits = mccc_test::SmallRing;
 using Bus = mccc::AsyncBus<Payload, SmallTraits>;
 
 // ---------------------------------------------------------------------------------------------
@@ -160,7 +159,7 @@ TEST_F(StaticComponentTest, BoolHandlerReturningFalseIsAProcessingError) {
 TEST_F(StaticComponentTest, VisitorReturnsHandlerVerdictAndTrueForIgnoredTypes) {
   Controller controller;
   const Controller::Visitor visitor = controller.MakeVisitor();
-  const mccc::MessageHeader header{11U, 0U, 12U, mccc::MessagePriority::HIGH};
+  const mccc::MessageHeader header{11U, 0U, 12U, mccc::MessagePriority::kHigh};
   EXPECT_TRUE(visitor(2.0, header));
   EXPECT_FALSE(visitor(-2.0, header));
   EXPECT_TRUE(visitor(Ignored{1}, header));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -39,20 +40,13 @@ struct Tracked {
 using Payload = std::variant<SensorData, MotorCmd, Tracked, std::string>;
 using Envelope = mccc::MessageEnvelope<Payload>;
 
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kMaxCallbacksPerType = 4U;
-};
+using SmallTraits = mccc_test::WithCallbacks<mccc_test::SmallRing, 4U>;
 using Bus = mccc::AsyncBus<Payload, SmallTraits>;
 
-struct TinyBatchTraits : SmallTraits {
-  static constexpr uint32_t kBatchSize = 3U;
-};
+using TinyBatchTraits = mccc_test::WithBatch<SmallTraits, 3U>;
 
-// No HIGH lane: one ring, msg_id = ring position, so QUEUE_FULL reports the exact would-be id.
-struct SharedRingTraits : SmallTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+// No HIGH ring: one ring, msg_id = ring position, so kQueueFull reports the exact would-be id.
+using SharedRingTraits = mccc_test::NoHighRing<SmallTraits>;
 using SharedRingBus = mccc::AsyncBus<Payload, SharedRingTraits>;
 
 // Error callback sink (plain function pointer API).
@@ -80,7 +74,7 @@ TEST_F(AsyncBusTest, EnvelopeCallbackReceivesHeaderAndPayload) {
   ASSERT_EQ(seen.size(), 1U);
   EXPECT_EQ(seen[0].header.msg_id, 1U);
   EXPECT_EQ(seen[0].header.sender_id, 7U);
-  EXPECT_EQ(seen[0].header.priority, mccc::MessagePriority::MEDIUM);
+  EXPECT_EQ(seen[0].header.priority, mccc::MessagePriority::kMedium);
   EXPECT_FLOAT_EQ(std::get<SensorData>(seen[0].payload).temperature, 36.5F);
 }
 
@@ -89,10 +83,10 @@ TEST_F(AsyncBusTest, TypedCallbackFormsAndOnlyMatchingType) {
   int without_header = 0;
   bus_->Subscribe<MotorCmd>([&](const MotorCmd& m, const mccc::MessageHeader& h) {
     with_header += m.speed;
-    EXPECT_EQ(h.priority, mccc::MessagePriority::HIGH);
+    EXPECT_EQ(h.priority, mccc::MessagePriority::kHigh);
   });
   bus_->Subscribe<MotorCmd>([&](const MotorCmd& m) { without_header += m.speed; });
-  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{5}, 2U, mccc::MessagePriority::HIGH));
+  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{5}, 2U, mccc::MessagePriority::kHigh));
   EXPECT_TRUE(
       bus_->Publish(SensorData{1.0F}, 2U));  // no subscriber for SensorData: consumed anyway
   EXPECT_EQ(bus_->ProcessBatch(), 2U);
@@ -145,13 +139,8 @@ struct SplitClock {
   }
   static void Reset() noexcept { samples = conversions = whole_readings = 0U; }
 };
-struct SplitClockTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  using Clock = SplitClock;
-};
-struct SplitClockSpscTraits : SplitClockTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using SplitClockTraits = mccc_test::WithClock<mccc_test::SmallRing, SplitClock>;
+using SplitClockSpscTraits = mccc_test::SingleProducer<SplitClockTraits>;
 
 TEST(AsyncBusClock, MultiProducerBusSamplesBeforeTheClaimAndConvertsOnlyWhatItAdmits) {
   static_assert(mccc::detail::ClockSplitsReading<SplitClock>::value, "the test clock splits");
@@ -185,10 +174,7 @@ struct RawTicksClock {
   static uint64_t ToUs(uint64_t ticks) noexcept { return ticks * 1000U; }
   static uint64_t NowUs() noexcept { return ToUs(Sample()); }
 };
-struct RawTicksClockTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  using Clock = RawTicksClock;
-};
+using RawTicksClockTraits = mccc_test::WithClock<mccc_test::SmallRing, RawTicksClock>;
 
 TEST(AsyncBusClock, IntegerReadingIsConvertedNotTakenForMicroseconds) {
   static_assert(mccc::detail::ClockSplitsReading<RawTicksClock>::value, "the test clock splits");
@@ -320,7 +306,7 @@ TEST_F(AsyncBusTest, TooManySubscribersGivesInvalidHandleAndChangesNothing) {
 TEST_F(AsyncBusTest, RejectedPublishLeavesArgumentUntouched) {
   // Refused by the admission of the normal ring (MEDIUM at 80 %)...
   const auto medium_limit =
-      static_cast<uint32_t>(Bus::Admission::LimitFor(mccc::MessagePriority::MEDIUM));
+      static_cast<uint32_t>(Bus::Admission::LimitFor(mccc::MessagePriority::kMedium));
   for (uint32_t i = 0; i < medium_limit; ++i) {
     ASSERT_TRUE(bus_->Publish(std::string("m"), 1U));
   }
@@ -328,15 +314,15 @@ TEST_F(AsyncBusTest, RejectedPublishLeavesArgumentUntouched) {
   EXPECT_FALSE(bus_->Publish(std::move(big), 1U));
   EXPECT_EQ(big.size(), 100U);  // NOLINT(bugprone-use-after-move): the contract under test
   Tracked t(42);
-  EXPECT_FALSE(bus_->PublishWithPriority(std::move(t), 1U, mccc::MessagePriority::MEDIUM));
+  EXPECT_FALSE(bus_->PublishWithPriority(std::move(t), 1U, mccc::MessagePriority::kMedium));
   EXPECT_EQ(t.value, 42);  // NOLINT(bugprone-use-after-move)
-  // ...and by a full HIGH lane.
+  // ...and by a full HIGH ring.
   for (uint32_t i = 0; i < Bus::kHighQueueDepth; ++i) {
-    ASSERT_TRUE(bus_->PublishWithPriority(std::string("h"), 1U, mccc::MessagePriority::HIGH));
+    ASSERT_TRUE(bus_->PublishWithPriority(std::string("h"), 1U, mccc::MessagePriority::kHigh));
   }
-  EXPECT_FALSE(bus_->PublishWithPriority(std::move(big), 1U, mccc::MessagePriority::HIGH));
+  EXPECT_FALSE(bus_->PublishWithPriority(std::move(big), 1U, mccc::MessagePriority::kHigh));
   EXPECT_EQ(big.size(), 100U);  // NOLINT(bugprone-use-after-move)
-  EXPECT_FALSE(bus_->PublishWithPriority(std::move(t), 1U, mccc::MessagePriority::HIGH));
+  EXPECT_FALSE(bus_->PublishWithPriority(std::move(t), 1U, mccc::MessagePriority::kHigh));
   EXPECT_EQ(t.value, 42);  // NOLINT(bugprone-use-after-move)
 }
 
@@ -373,7 +359,7 @@ TEST_F(AsyncBusTest, DestructorDestroysQueuedMessages) {
 TEST_F(AsyncBusTest, PublishEmplaceAndWholeVariant) {
   std::vector<std::string> got;
   bus_->Subscribe<std::string>([&](const std::string& s) { got.push_back(s); });
-  EXPECT_TRUE(bus_->PublishEmplace<std::string>(1U, mccc::MessagePriority::LOW, 3U, 'a'));
+  EXPECT_TRUE(bus_->PublishEmplace<std::string>(1U, mccc::MessagePriority::kLow, 3U, 'a'));
   Payload whole{std::string("variant")};
   EXPECT_TRUE(bus_->Publish(std::move(whole), 1U));
   bus_->ProcessBatch();
@@ -387,7 +373,7 @@ TEST_F(AsyncBusTest, InvalidPriorityIsRefusedAndReported) {
   const auto bogus = static_cast<mccc::MessagePriority>(7);
   EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, bogus));
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
-  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::INVALID_MESSAGE);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::kInvalidMessage);
   EXPECT_EQ(bus_->QueueOccupancy(), 0U);
 }
 
@@ -396,11 +382,11 @@ TEST_F(AsyncBusTest, QueueFullReportsWouldBeIdAndCountsDrop) {
   bus->SetErrorCallback(&ErrorLog::Record);
   const uint32_t low_limit = 39U;  // 60% of 64 = 38.4: LOW admitted while occupancy <= 38
   for (uint32_t i = 0; i < low_limit; ++i) {
-    ASSERT_TRUE(bus->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW)) << i;
+    ASSERT_TRUE(bus->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow)) << i;
   }
-  EXPECT_FALSE(bus->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  EXPECT_FALSE(bus->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
-  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::QUEUE_FULL);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::kQueueFull);
   EXPECT_EQ(ErrorLog::entries[0].second, low_limit + 1U);  // the id the next admitted message gets
   const auto s = bus->GetStatistics();
   EXPECT_EQ(s.low_priority_published, low_limit);
@@ -408,30 +394,30 @@ TEST_F(AsyncBusTest, QueueFullReportsWouldBeIdAndCountsDrop) {
   EXPECT_EQ(s.messages_dropped, 1U);
 }
 
-// With the HIGH lane, ids are given in delivery order: QUEUE_FULL carries the id the consumer
+// With the HIGH ring, ids are given in delivery order: kQueueFull carries the id the consumer
 // gives next as of its last finished batch, whichever ring refused.
-TEST_F(AsyncBusTest, QueueFullWithHighLaneReportsTheIdTheConsumerGivesNext) {
+TEST_F(AsyncBusTest, QueueFullWithHighRingReportsTheIdTheConsumerGivesNext) {
   bus_->SetErrorCallback(&ErrorLog::Record);
   const uint32_t low_limit = 39U;
   const auto fill_low = [&] {
     for (uint32_t i = 0; i < low_limit; ++i) {
-      ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW)) << i;
+      ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow)) << i;
     }
   };
   fill_low();
-  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
   EXPECT_EQ(bus_->ProcessBatch(), low_limit);  // ids 1..39
-  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::HIGH));
-  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::HIGH));
+  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::kHigh));
+  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::kHigh));
   EXPECT_EQ(bus_->ProcessBatch(), 2U);  // ids 40, 41
   fill_low();
-  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::HIGH));
-  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+  ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{2}, 1U, mccc::MessagePriority::kHigh));
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
   const MotorCmd batch[3] = {{3}, {3}, {3}};
-  EXPECT_EQ(bus_->PublishBatch(batch, 3U, 1U, mccc::MessagePriority::LOW), 0U);
+  EXPECT_EQ(bus_->PublishBatch(batch, 3U, 1U, mccc::MessagePriority::kLow), 0U);
   ASSERT_EQ(ErrorLog::entries.size(), 3U);
   for (const auto& entry : ErrorLog::entries) {
-    EXPECT_EQ(entry.first, mccc::BusError::QUEUE_FULL);
+    EXPECT_EQ(entry.first, mccc::BusError::kQueueFull);
   }
   EXPECT_EQ(ErrorLog::entries[0].second, 1U) << "nothing delivered yet";
   EXPECT_EQ(ErrorLog::entries[1].second, 42U) << "41 delivered; queued messages not counted";
@@ -452,7 +438,7 @@ TEST_F(AsyncBusTest, CallbackReportingFalseIsProcessingError) {
   EXPECT_EQ(second, 2);  // the other callback still ran for both
   EXPECT_EQ(bus_->GetStatistics().processing_errors, 1U);
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
-  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::PROCESSING_ERROR);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::kProcessingError);
   EXPECT_EQ(ErrorLog::entries[0].second, 1U);
 }
 
@@ -473,7 +459,7 @@ TEST_F(AsyncBusTest, ThrowingCallbackIsCaughtCountedAndOthersStillRun) {
   EXPECT_EQ(delivered, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(bus_->GetStatistics().processing_errors, 1U);
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
-  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::PROCESSING_ERROR);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::kProcessingError);
   EXPECT_EQ(ErrorLog::entries[0].second, 2U);
 }
 
@@ -498,40 +484,40 @@ TEST_F(AsyncBusTest, ThrowingVisitorIsCaughtAndLaterMessagesDelivered) {
 
 TEST_F(AsyncBusTest, PerformanceModesChangeAdmissionAndCounting) {
   bus_->SetErrorCallback(&ErrorLog::Record);
-  EXPECT_EQ(bus_->GetPerformanceMode(), Bus::PerformanceMode::FULL_FEATURED);
+  EXPECT_EQ(bus_->GetPerformanceMode(), Bus::PerformanceMode::kFullFeatured);
 
-  bus_->SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);
+  bus_->SetPerformanceMode(Bus::PerformanceMode::kBareMetal);
   for (uint32_t i = 0; i < Bus::kQueueDepth; ++i) {  // LOW fills the whole queue: no priorities
-    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
   }
-  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::MEDIUM));  // full
-  // HIGH travels in its own lane: a full normal ring does not refuse it.
-  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH));
-  EXPECT_TRUE(ErrorLog::entries.empty());  // no error callback in BARE_METAL
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kMedium));  // full
+  // HIGH travels on the HIGH ring: a full normal ring does not refuse it.
+  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kHigh));
+  EXPECT_TRUE(ErrorLog::entries.empty());  // no error callback in kBareMetal
   auto s = bus_->GetStatistics();
   EXPECT_EQ(s.messages_published, 0U);
   EXPECT_EQ(s.messages_dropped, 0U);
   EXPECT_EQ(bus_->ProcessBatch(), Bus::kQueueDepth + 1U);
   EXPECT_EQ(bus_->GetStatistics().messages_processed, 0U);
 
-  bus_->SetPerformanceMode(Bus::PerformanceMode::NO_STATS);
+  bus_->SetPerformanceMode(Bus::PerformanceMode::kNoStats);
   for (uint32_t i = 0; i < 39U; ++i) {
-    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));
+    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
   }
   EXPECT_FALSE(
-      bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW));  // admission
+      bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));  // admission
   EXPECT_EQ(ErrorLog::entries.size(), 1U);  // error callback kept
   s = bus_->GetStatistics();
   EXPECT_EQ(s.messages_published + s.messages_dropped, 0U);  // counters skipped
 
-  bus_->SetPerformanceMode(Bus::PerformanceMode::FULL_FEATURED);
-  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::MEDIUM));
+  bus_->SetPerformanceMode(Bus::PerformanceMode::kFullFeatured);
+  EXPECT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kMedium));
   EXPECT_EQ(bus_->GetStatistics().medium_priority_published, 1U);
 }
 
 TEST_F(AsyncBusTest, StatisticsResetCountsFromZero) {
   bus_->Publish(MotorCmd{1}, 1U);
-  bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::HIGH);
+  bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kHigh);
   bus_->ProcessBatch();
   auto s = bus_->GetStatistics();
   EXPECT_EQ(s.messages_published, 2U);
@@ -542,52 +528,52 @@ TEST_F(AsyncBusTest, StatisticsResetCountsFromZero) {
   s = bus_->GetStatistics();
   EXPECT_EQ(s.messages_published, 0U);
   EXPECT_EQ(s.messages_processed, 0U);
-  bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::LOW);
+  bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow);
   EXPECT_EQ(bus_->GetStatistics().low_priority_published, 1U);
   EXPECT_EQ(bus_->GetStatistics().messages_published, 1U);
 }
 
 TEST_F(AsyncBusTest, QueueDepthUtilizationAndBackpressure) {
   EXPECT_EQ(bus_->QueueOccupancy(), 0U);
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
-  // The normal ring (BARE_METAL admits MEDIUM up to the last slot).
-  bus_->SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kNormal);
+  // The normal ring (kBareMetal admits MEDIUM up to the last slot).
+  bus_->SetPerformanceMode(Bus::PerformanceMode::kBareMetal);
   auto fill_to = [&](uint32_t n, mccc::MessagePriority priority) {
     while (bus_->QueueOccupancy() < n) {
       ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, priority));
     }
   };
-  constexpr auto kMedium = mccc::MessagePriority::MEDIUM;
-  constexpr auto kHigh = mccc::MessagePriority::HIGH;
+  constexpr auto kMedium = mccc::MessagePriority::kMedium;
+  constexpr auto kHigh = mccc::MessagePriority::kHigh;
   fill_to(47U, kMedium);  // 73.4%
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kNormal);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 73U);
   fill_to(48U, kMedium);  // 75%
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::WARNING);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kWarning);
   fill_to(58U, kMedium);  // 90.6%
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::CRITICAL);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kCritical);
   fill_to(64U, kMedium);
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kFull);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 100U);
   EXPECT_EQ(bus_->QueueOccupancy(), 64U);
   // QueueDepth sums the rings; the level and the percentage are the fullest ring's.
   fill_to(65U, kHigh);
   EXPECT_EQ(bus_->QueueOccupancy(), 65U);
   EXPECT_EQ(bus_->HighRingOccupancy(), 1U);
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::FULL);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kFull);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 100U);
   while (bus_->ProcessBatch() != 0U) {
   }
   EXPECT_EQ(bus_->QueueOccupancy(), 0U);
-  // Now the HIGH lane (1024 slots) is the fuller one: 767 of 1024 = 74.9 %, then 75 %.
+  // Now the HIGH ring (1024 slots) is the fuller one: 767 of 1024 = 74.9 %, then 75 %.
   ASSERT_EQ(Bus::kHighQueueDepth, 1024U);
   fill_to(1U, kMedium);
   fill_to(768U, kHigh);
   EXPECT_EQ(bus_->HighRingOccupancy(), 767U);
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::NORMAL);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kNormal);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 74U);
   fill_to(769U, kHigh);
-  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::WARNING);
+  EXPECT_EQ(bus_->GetBackpressureLevel(), mccc::BackpressureLevel::kWarning);
   EXPECT_EQ(bus_->QueueUtilizationPercent(), 75U);
 }
 
@@ -670,19 +656,17 @@ TEST_F(AsyncBusTest, DefaultTraitsMatchDocumentedDefaults) {
   EXPECT_EQ(bus->ProcessBatch(), 1U);
 }
 
-struct SingleProducerTraits : SmallTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using SingleProducerTraits = mccc_test::SingleProducer<SmallTraits>;
 
 TEST_F(AsyncBusTest, SingleProducerBusHasSameSemantics) {
   auto bus = std::make_unique<mccc::AsyncBus<Payload, SingleProducerTraits>>();
   std::vector<int> got;
   bus->Subscribe<MotorCmd>([&](const MotorCmd& m) { got.push_back(m.speed); });
   for (int i = 0; i < 39; ++i) {
-    ASSERT_TRUE(bus->PublishWithPriority(MotorCmd{i}, 1U, mccc::MessagePriority::LOW));
+    ASSERT_TRUE(bus->PublishWithPriority(MotorCmd{i}, 1U, mccc::MessagePriority::kLow));
   }
-  EXPECT_FALSE(bus->PublishWithPriority(MotorCmd{99}, 1U, mccc::MessagePriority::LOW));
-  EXPECT_TRUE(bus->PublishWithPriority(MotorCmd{39}, 1U, mccc::MessagePriority::MEDIUM));
+  EXPECT_FALSE(bus->PublishWithPriority(MotorCmd{99}, 1U, mccc::MessagePriority::kLow));
+  EXPECT_TRUE(bus->PublishWithPriority(MotorCmd{39}, 1U, mccc::MessagePriority::kMedium));
   EXPECT_EQ(bus->ProcessBatch(), 40U);
   ASSERT_EQ(got.size(), 40U);
   for (int i = 0; i < 40; ++i) {
@@ -702,7 +686,7 @@ TEST_F(AsyncBusTest, PublishBatchDeliversInOrderWithConsecutiveIdsAndOneTimestam
   bus_->Subscribe<MotorCmd>([&](const Envelope& env) { seen.push_back(env); });
   ASSERT_TRUE(bus_->Publish(MotorCmd{-1}, 3U));  // MEDIUM, published first
   const MotorCmd batch[5] = {{10}, {11}, {12}, {13}, {14}};
-  EXPECT_EQ(bus_->PublishBatch(batch, 5U, 9U, mccc::MessagePriority::HIGH), 5U);
+  EXPECT_EQ(bus_->PublishBatch(batch, 5U, 9U, mccc::MessagePriority::kHigh), 5U);
   EXPECT_EQ(bus_->ProcessBatch(), 6U);
   ASSERT_EQ(seen.size(), 6U);
   // The HIGH batch is dispatched before the queued MEDIUM message; ids follow delivery order.
@@ -710,12 +694,12 @@ TEST_F(AsyncBusTest, PublishBatchDeliversInOrderWithConsecutiveIdsAndOneTimestam
     EXPECT_EQ(std::get<MotorCmd>(seen[i].payload).speed, static_cast<int32_t>(10U + i));
     EXPECT_EQ(seen[i].header.msg_id, i + 1U);
     EXPECT_EQ(seen[i].header.sender_id, 9U);
-    EXPECT_EQ(seen[i].header.priority, mccc::MessagePriority::HIGH);
+    EXPECT_EQ(seen[i].header.priority, mccc::MessagePriority::kHigh);
     EXPECT_EQ(seen[i].header.timestamp_us, seen[0].header.timestamp_us) << "one clock reading";
   }
   EXPECT_EQ(std::get<MotorCmd>(seen[5].payload).speed, -1);
   EXPECT_EQ(seen[5].header.msg_id, 6U);
-  EXPECT_EQ(seen[5].header.priority, mccc::MessagePriority::MEDIUM);
+  EXPECT_EQ(seen[5].header.priority, mccc::MessagePriority::kMedium);
   EXPECT_GE(seen[0].header.timestamp_us, seen[5].header.timestamp_us);
   EXPECT_EQ(bus_->GetStatistics().high_priority_published, 5U);
 }
@@ -725,14 +709,14 @@ TEST_F(AsyncBusTest, PublishBatchDeliversInOrderWithConsecutiveIdsAndOneTimestam
 template <typename BusType>
 void ExpectBatchAdmitsWhatSinglePublishesAdmit() {
   for (uint32_t start = 0U; start <= 64U; start += 3U) {
-    for (const auto priority :
-         {mccc::MessagePriority::LOW, mccc::MessagePriority::MEDIUM, mccc::MessagePriority::HIGH}) {
+    for (const auto priority : {mccc::MessagePriority::kLow, mccc::MessagePriority::kMedium,
+                                mccc::MessagePriority::kHigh}) {
       auto batch_bus = std::make_unique<BusType>();
       auto single_bus = std::make_unique<BusType>();
       uint32_t filled = 0U;
       while (filled < start &&
-             batch_bus->PublishWithPriority(MotorCmd{0}, 1U, mccc::MessagePriority::HIGH)) {
-        ASSERT_TRUE(single_bus->PublishWithPriority(MotorCmd{0}, 1U, mccc::MessagePriority::HIGH));
+             batch_bus->PublishWithPriority(MotorCmd{0}, 1U, mccc::MessagePriority::kHigh)) {
+        ASSERT_TRUE(single_bus->PublishWithPriority(MotorCmd{0}, 1U, mccc::MessagePriority::kHigh));
         ++filled;
       }
       std::vector<MotorCmd> batch(40U);
@@ -777,14 +761,14 @@ TEST_F(AsyncBusTest, PublishBatchRefusalReportsOnceWithFirstRefusedId) {
   bus->SetErrorCallback(&ErrorLog::Record);
   const uint32_t low_limit = 39U;  // LOW admitted while occupancy <= 38 (60% of 64)
   std::vector<MotorCmd> batch(50U, MotorCmd{7});
-  EXPECT_EQ(bus->PublishBatch(batch.data(), 50U, 1U, mccc::MessagePriority::LOW), low_limit);
+  EXPECT_EQ(bus->PublishBatch(batch.data(), 50U, 1U, mccc::MessagePriority::kLow), low_limit);
   ASSERT_EQ(ErrorLog::entries.size(), 1U);
-  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::QUEUE_FULL);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::kQueueFull);
   EXPECT_EQ(ErrorLog::entries[0].second, low_limit + 1U);
   EXPECT_EQ(bus->GetStatistics().low_priority_dropped, 50U - low_limit);
   // The refused tail is the caller's to retry; here nothing more is admitted at LOW.
   EXPECT_EQ(
-      bus->PublishBatch(batch.data() + low_limit, 50U - low_limit, 1U, mccc::MessagePriority::LOW),
+      bus->PublishBatch(batch.data() + low_limit, 50U - low_limit, 1U, mccc::MessagePriority::kLow),
       0U);
   EXPECT_EQ(ErrorLog::entries.size(), 2U);
 }
@@ -797,8 +781,8 @@ TEST_F(AsyncBusTest, PublishBatchRefusesBadArgumentsClearly) {
   EXPECT_EQ(bus_->PublishBatch(static_cast<const MotorCmd*>(nullptr), 3U, 1U), 0U);
   EXPECT_EQ(bus_->PublishBatch(one, 1U, 1U, static_cast<mccc::MessagePriority>(7)), 0U);
   ASSERT_EQ(ErrorLog::entries.size(), 2U);
-  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::INVALID_MESSAGE);
-  EXPECT_EQ(ErrorLog::entries[1].first, mccc::BusError::INVALID_MESSAGE);
+  EXPECT_EQ(ErrorLog::entries[0].first, mccc::BusError::kInvalidMessage);
+  EXPECT_EQ(ErrorLog::entries[1].first, mccc::BusError::kInvalidMessage);
   EXPECT_EQ(bus_->QueueOccupancy(), 0U);
   EXPECT_EQ(bus_->GetStatistics().messages_dropped, 0U);
 }
@@ -820,9 +804,9 @@ TEST_F(AsyncBusTest, PublishBatchCopiesAndDestroysEveryElementOnce) {
 
 TEST_F(AsyncBusTest, PublishBatchInBareMetalFillsToCapacityWithoutCounting) {
   bus_->SetErrorCallback(&ErrorLog::Record);
-  bus_->SetPerformanceMode(Bus::PerformanceMode::BARE_METAL);
+  bus_->SetPerformanceMode(Bus::PerformanceMode::kBareMetal);
   std::vector<MotorCmd> batch(100U, MotorCmd{1});
-  EXPECT_EQ(bus_->PublishBatch(batch.data(), 100U, 1U, mccc::MessagePriority::LOW), 64U);
+  EXPECT_EQ(bus_->PublishBatch(batch.data(), 100U, 1U, mccc::MessagePriority::kLow), 64U);
   EXPECT_TRUE(ErrorLog::entries.empty());
   EXPECT_EQ(bus_->GetStatistics().messages_published, 0U);
   EXPECT_EQ(bus_->ProcessBatch(), 64U);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mccc/component.hpp"  // the documented path must work too
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -30,19 +31,14 @@ struct Alarm {
 using Payload = std::variant<Temperature, Command, Alarm>;
 
 // Subscription limit set by the traits (kMaxSubscriptionsPerComponent) instead of the macro.
-struct TestTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kMaxCallbacksPerType = 8U;
+struct TestTraits : mccc_test::WithCallbacks<mccc_test::SmallRing, 8U> {
   static constexpr uint32_t kMaxSubscriptionsPerComponent = 4U;
 };
 using Bus = mccc::AsyncBus<Payload, TestTraits>;
 using Base = mccc::Component<Payload, TestTraits>;
 
 // Traits without kMaxSubscriptionsPerComponent: the MCCC_MAX_SUBSCRIPTIONS_PER_COMPONENT default.
-struct MacroLimitTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kMaxCallbacksPerType = 32U;
-};
+using MacroLimitTraits = mccc_test::WithCallbacks<mccc_test::SmallRing, 32U>;
 using MacroLimitBus = mccc::AsyncBus<Payload, MacroLimitTraits>;
 using MacroLimitComponent = mccc::Component<Payload, MacroLimitTraits>;
 

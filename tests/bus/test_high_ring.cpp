@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The HIGH lane (Traits::kHighQueueDepth): HIGH messages travel on a ring of their own and the
+// The HIGH ring (Traits::kHighQueueDepth): HIGH messages travel on a ring of their own and the
 // consumer dispatches every ready HIGH message before the next LOW/MEDIUM one, in ProcessBatch
 // and ProcessBatchWith alike. Deterministic: threads are joined before the consumer runs (or
 // inside a callback), so every expected order and count is exact.
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -34,23 +35,14 @@ using Payload = std::variant<Note>;
 /// HIGH messages carry seq >= kHighSeq so a log shows which is which without the header.
 constexpr uint32_t kHighSeq = 1000U;
 
-struct RingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 8U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 0U;
-};
-struct LaneTraits : RingTraits {
-  static constexpr uint32_t kProducerLanes = 2U;
-  static constexpr uint32_t kLaneDepth = 64U;
-};
-struct NoHighLaneTraits : RingTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct RingTraits : mccc_test::Ring<64U, 8U, 16U> {};
+struct LaneTraits : mccc_test::WithLanes<RingTraits, 2U, 64U> {};
+using NoHighRingTraits = mccc_test::NoHighRing<RingTraits>;
 
 using RingBus = mccc::AsyncBus<Payload, RingTraits>;
 using LaneBus = mccc::AsyncBus<Payload, LaneTraits>;
-using NoHighLaneBus = mccc::AsyncBus<Payload, NoHighLaneTraits>;
+using NoHighRingBus = mccc::AsyncBus<Payload, NoHighRingTraits>;
 
 // The LOW/MEDIUM limits of a 64-slot ring or lane (60 % and 80 % of 64, rounded up).
 constexpr uint32_t kLowLimit = 39U;
@@ -65,7 +57,7 @@ std::atomic<uint32_t> g_other_errors{0U};
 std::atomic<uint64_t> g_last_full_id{0U};
 
 void RecordError(BusError error, uint64_t msg_id) {
-  if (error == BusError::QUEUE_FULL) {
+  if (error == BusError::kQueueFull) {
     g_queue_full.fetch_add(1U);
     g_last_full_id.store(msg_id);
   } else {
@@ -183,7 +175,7 @@ bool PublishHighFromOtherThread(Bus& bus, uint32_t seq) {
 }
 
 template <typename Bus>
-class HighLaneTest : public ::testing::Test {
+class HighRingTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ResetErrors();
@@ -197,7 +189,7 @@ class HighLaneTest : public ::testing::Test {
 };
 
 using BusTypes = ::testing::Types<RingBus, LaneBus>;
-TYPED_TEST_SUITE(HighLaneTest, BusTypes);
+TYPED_TEST_SUITE(HighRingTest, BusTypes);
 
 // ----- HIGH first ----------------------------------------------------------------------------
 
@@ -228,17 +220,17 @@ void ExpectHighDispatchedFirst(Bus& bus, bool use_visitor) {
 }
 
 // G-2: at most one LOW/MEDIUM dispatch between a HIGH publish and its dispatch (tests below)
-TYPED_TEST(HighLaneTest, HighIsDispatchedBeforeAFullRingProcessBatch) {
+TYPED_TEST(HighRingTest, HighIsDispatchedBeforeAFullRingProcessBatch) {
   ExpectHighDispatchedFirst(this->bus(), /*use_visitor=*/false);
 }
 
-TYPED_TEST(HighLaneTest, HighIsDispatchedBeforeAFullRingProcessBatchWith) {
+TYPED_TEST(HighRingTest, HighIsDispatchedBeforeAFullRingProcessBatchWith) {
   ExpectHighDispatchedFirst(this->bus(), /*use_visitor=*/true);
 }
 
-TYPED_TEST(HighLaneTest, HighIsDispatchedFirstWhenTheRingIsCompletelyFull) {
+TYPED_TEST(HighRingTest, HighIsDispatchedFirstWhenTheRingIsCompletelyFull) {
   auto& bus = this->bus();
-  bus.SetPerformanceMode(PerformanceMode::BARE_METAL);
+  bus.SetPerformanceMode(PerformanceMode::kBareMetal);
   ASSERT_EQ(FillWithMedium(bus), 64U);
   ASSERT_TRUE(PublishHighFromOtherThread(bus, kHighSeq));
   Consumer<TypeParam> consumer(bus);
@@ -277,22 +269,22 @@ void ExpectHighRightAfterTheCallbackThatPublishedIt(Bus& bus, OnLowMedium action
   EXPECT_EQ(bus.QueueOccupancy(), 0U);
 }
 
-TYPED_TEST(HighLaneTest, HighPublishedInACallbackIsTheNextDispatch) {
+TYPED_TEST(HighRingTest, HighPublishedInACallbackIsTheNextDispatch) {
   ExpectHighRightAfterTheCallbackThatPublishedIt(this->bus(), OnLowMedium::kPublishHighHere,
                                                  /*use_visitor=*/false);
 }
 
-TYPED_TEST(HighLaneTest, HighPublishedInAVisitorIsTheNextDispatch) {
+TYPED_TEST(HighRingTest, HighPublishedInAVisitorIsTheNextDispatch) {
   ExpectHighRightAfterTheCallbackThatPublishedIt(this->bus(), OnLowMedium::kPublishHighHere,
                                                  /*use_visitor=*/true);
 }
 
-TYPED_TEST(HighLaneTest, HighPublishedByAnotherThreadDuringACallbackIsTheNextDispatch) {
+TYPED_TEST(HighRingTest, HighPublishedByAnotherThreadDuringACallbackIsTheNextDispatch) {
   ExpectHighRightAfterTheCallbackThatPublishedIt(this->bus(), OnLowMedium::kPublishHighFromThread,
                                                  /*use_visitor=*/false);
 }
 
-TYPED_TEST(HighLaneTest, HighPublishedByAnotherThreadDuringAVisitorIsTheNextDispatch) {
+TYPED_TEST(HighRingTest, HighPublishedByAnotherThreadDuringAVisitorIsTheNextDispatch) {
   ExpectHighRightAfterTheCallbackThatPublishedIt(this->bus(), OnLowMedium::kPublishHighFromThread,
                                                  /*use_visitor=*/true);
 }
@@ -312,19 +304,19 @@ void ExpectHighOfTheLastCallbackInTheSameBatch(Bus& bus, uint32_t lows, bool use
   EXPECT_EQ(bus.QueueOccupancy(), 0U);
 }
 
-TYPED_TEST(HighLaneTest, HighPublishedInTheLastCallbackOfABatchIsDispatchedInThatBatch) {
+TYPED_TEST(HighRingTest, HighPublishedInTheLastCallbackOfABatchIsDispatchedInThatBatch) {
   ExpectHighOfTheLastCallbackInTheSameBatch(this->bus(), TypeParam::kBatchSize,
                                             /*use_visitor=*/false);
 }
 
-TYPED_TEST(HighLaneTest, HighPublishedInTheOnlyVisitOfABatchIsDispatchedInThatBatch) {
+TYPED_TEST(HighRingTest, HighPublishedInTheOnlyVisitOfABatchIsDispatchedInThatBatch) {
   ExpectHighOfTheLastCallbackInTheSameBatch(this->bus(), 1U, /*use_visitor=*/true);
 }
 
 // ----- a LOW/MEDIUM flood never refuses HIGH ---------------------------------------------------
 
-// G-2: a LOW/MEDIUM flood never refuses HIGH; only a full HIGH lane does
-TYPED_TEST(HighLaneTest, FloodNeverRefusesHighOnlyAFullHighLaneDoes) {
+// G-2: a LOW/MEDIUM flood never refuses HIGH; only a full HIGH ring does
+TYPED_TEST(HighRingTest, FloodNeverRefusesHighOnlyAFullHighRingDoes) {
   auto& bus = this->bus();
   ASSERT_EQ(FillWithMedium(bus), kMediumLimit);  // the 53rd MEDIUM was refused
   for (uint32_t i = 0U; i < 3U; ++i) {
@@ -334,7 +326,7 @@ TYPED_TEST(HighLaneTest, FloodNeverRefusesHighOnlyAFullHighLaneDoes) {
   for (uint32_t i = 0U; i < TypeParam::kHighQueueDepth; ++i) {
     EXPECT_TRUE(bus.PublishWithPriority(Note{kHighSeq + i}, 2U, MessagePriority::kHigh)) << i;
   }
-  EXPECT_EQ(g_queue_full.load(), 4U) << "no HIGH refused while its lane has room";
+  EXPECT_EQ(g_queue_full.load(), 4U) << "no HIGH refused while the HIGH ring has room";
   EXPECT_FALSE(bus.PublishWithPriority(Note{kHighSeq + 99U}, 2U, MessagePriority::kHigh));
   EXPECT_EQ(g_queue_full.load(), 5U);
   EXPECT_EQ(g_other_errors.load(), 0U);
@@ -361,23 +353,23 @@ TYPED_TEST(HighLaneTest, FloodNeverRefusesHighOnlyAFullHighLaneDoes) {
   EXPECT_EQ(g_queue_full.load(), 6U);
 }
 
-TYPED_TEST(HighLaneTest, BareMetalFullRingStillAdmitsHighUntilTheHighLaneIsFull) {
+TYPED_TEST(HighRingTest, BareMetalFullRingStillAdmitsHighUntilTheHighRingIsFull) {
   auto& bus = this->bus();
-  bus.SetPerformanceMode(PerformanceMode::BARE_METAL);
+  bus.SetPerformanceMode(PerformanceMode::kBareMetal);
   ASSERT_EQ(FillWithMedium(bus), 64U);
   for (uint32_t i = 0U; i < TypeParam::kHighQueueDepth; ++i) {
     EXPECT_TRUE(bus.PublishWithPriority(Note{kHighSeq + i}, 2U, MessagePriority::kHigh)) << i;
   }
   EXPECT_FALSE(bus.PublishWithPriority(Note{kHighSeq + 99U}, 2U, MessagePriority::kHigh));
-  EXPECT_EQ(g_queue_full.load(), 0U) << "BARE_METAL reports nothing";
-  EXPECT_EQ(bus.GetStatistics().messages_published, 0U) << "BARE_METAL counts nothing";
+  EXPECT_EQ(g_queue_full.load(), 0U) << "kBareMetal reports nothing";
+  EXPECT_EQ(bus.GetStatistics().messages_published, 0U) << "kBareMetal counts nothing";
   EXPECT_EQ(bus.GetStatistics().messages_dropped, 0U);
   EXPECT_EQ(bus.QueueOccupancy(), 64U + TypeParam::kHighQueueDepth);
 }
 
-// ----- msg_id and QUEUE_FULL --------------------------------------------------------------------
+// ----- msg_id and kQueueFull --------------------------------------------------------------------
 
-TYPED_TEST(HighLaneTest, QueueFullReportsTheNextIdAsOfTheLastFinishedBatch) {
+TYPED_TEST(HighRingTest, QueueFullReportsTheNextIdAsOfTheLastFinishedBatch) {
   auto& bus = this->bus();
   ASSERT_EQ(FillWithMedium(bus), kMediumLimit);
   EXPECT_EQ(g_last_full_id.load(), 1U) << "nothing delivered yet: the next id is 1";
@@ -423,7 +415,7 @@ TYPED_TEST(HighLaneTest, QueueFullReportsTheNextIdAsOfTheLastFinishedBatch) {
 // ------------------------------------------
 
 // G-2: a batch dispatches at most kBatchSize messages of each class
-TYPED_TEST(HighLaneTest, HighFloodBeyondTheBatchEndsTheBatchEarly) {
+TYPED_TEST(HighRingTest, HighFloodBeyondTheBatchEndsTheBatchEarly) {
   auto& bus = this->bus();
   for (uint32_t i = 0U; i < 3U; ++i) {
     ASSERT_TRUE(bus.PublishWithPriority(Note{i}, 1U, MessagePriority::kLow));
@@ -448,13 +440,14 @@ TYPED_TEST(HighLaneTest, HighFloodBeyondTheBatchEndsTheBatchEarly) {
   }
 }
 
-// G-2: a HIGH flood that never pauses (the HIGH lane full at every batch start) still leaves
+// G-2: a HIGH flood that never pauses (the HIGH ring full at every batch start) still leaves
 // LOW/MEDIUM one message per lane of HIGH messages (kHighQueueDepth / kBatchSize = 2 batches
 // here), and no HIGH message waits for more than one LOW/MEDIUM dispatch
-TYPED_TEST(HighLaneTest, AHighFloodLeavesLowMediumOneMessagePerLaneOfHighAndNoHighWaitsForTwo) {
+TYPED_TEST(HighRingTest, AHighFloodLeavesLowMediumOneMessagePerLaneOfHighAndNoHighWaitsForTwo) {
   auto& bus = this->bus();
   constexpr uint32_t kBatch = TypeParam::kBatchSize;
-  static_assert(TypeParam::kHighQueueDepth == 2U * kBatch, "two batches of HIGH fill the lane");
+  static_assert(TypeParam::kHighQueueDepth == 2U * kBatch,
+                "two batches of HIGH fill the HIGH ring");
   for (uint32_t i = 0U; i < 3U; ++i) {
     ASSERT_TRUE(bus.PublishWithPriority(Note{i}, 1U, MessagePriority::kMedium));
   }
@@ -499,7 +492,7 @@ TYPED_TEST(HighLaneTest, AHighFloodLeavesLowMediumOneMessagePerLaneOfHighAndNoHi
   EXPECT_EQ(longest_wait, 1U) << "G-2: at most one LOW/MEDIUM dispatch before a waiting HIGH";
 }
 
-TYPED_TEST(HighLaneTest, ExactlyABatchOfHighLeavesTheLowMediumShareOfTheBatch) {
+TYPED_TEST(HighRingTest, ExactlyABatchOfHighLeavesTheLowMediumShareOfTheBatch) {
   auto& bus = this->bus();
   for (uint32_t i = 0U; i < 5U; ++i) {
     ASSERT_TRUE(bus.PublishWithPriority(Note{i}, 1U, MessagePriority::kMedium));
@@ -514,39 +507,39 @@ TYPED_TEST(HighLaneTest, ExactlyABatchOfHighLeavesTheLowMediumShareOfTheBatch) {
 
 // ----- introspection covers both rings ----------------------------------------------------------
 
-// G-2: QueueDepth and the backpressure level cover the HIGH lane
-TYPED_TEST(HighLaneTest, QueueDepthAndBackpressureCoverTheHighLane) {
+// G-2: QueueDepth and the backpressure level cover the HIGH ring
+TYPED_TEST(HighRingTest, QueueDepthAndBackpressureCoverTheHighRing) {
   auto& bus = this->bus();
   EXPECT_EQ(bus.HighRingOccupancy(), 0U);
-  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::NORMAL);
+  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kNormal);
   EXPECT_EQ(TypeParam::TotalCapacity(),
             64U + 16U + uint64_t{TypeParam::LaneCount()} * TypeParam::kLaneDepth);
 
-  // 15 of 16 HIGH slots: 93 % of the HIGH lane, CRITICAL, while the normal ring is empty.
+  // 15 of 16 HIGH slots: 93 % of the HIGH ring, kCritical, while the normal ring is empty.
   for (uint32_t i = 0U; i < 15U; ++i) {
     ASSERT_TRUE(bus.PublishWithPriority(Note{kHighSeq + i}, 2U, MessagePriority::kHigh));
   }
   EXPECT_EQ(bus.HighRingOccupancy(), 15U);
   EXPECT_EQ(bus.QueueOccupancy(), 15U);
   EXPECT_EQ(bus.QueueUtilizationPercent(), 93U);
-  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::CRITICAL);
+  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kCritical);
   ASSERT_TRUE(bus.PublishWithPriority(Note{kHighSeq + 15U}, 2U, MessagePriority::kHigh));
-  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::FULL);
+  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kFull);
   EXPECT_EQ(bus.QueueUtilizationPercent(), 100U);
 
-  // 52 of 64 normal slots (81 %, WARNING) do not hide the full HIGH lane; the depth is the sum.
+  // 52 of 64 normal slots (81 %, kWarning) do not hide the full HIGH ring; the depth is the sum.
   ASSERT_EQ(FillWithMedium(bus), kMediumLimit);
   EXPECT_EQ(bus.QueueOccupancy(), kMediumLimit + 16U);
-  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::FULL);
+  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kFull);
 
-  // Once the HIGH lane is empty the normal ring decides.
+  // Once the HIGH ring is empty the normal ring decides.
   Consumer<TypeParam> consumer(bus);
   ASSERT_EQ(consumer.Process(), TypeParam::kBatchSize);
   ASSERT_EQ(consumer.Process(), TypeParam::kBatchSize + TypeParam::kBatchSize);
   EXPECT_EQ(bus.HighRingOccupancy(), 0U);
   EXPECT_EQ(bus.QueueOccupancy(), kMediumLimit - TypeParam::kBatchSize);  // 44 of 64: 68 %
   EXPECT_EQ(bus.QueueUtilizationPercent(), 68U);
-  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::NORMAL);
+  EXPECT_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kNormal);
   uint32_t lanes_total = 0U;
   for (uint32_t lane = 0U; lane <= TypeParam::LaneCount(); ++lane) {
     lanes_total += bus.LaneOccupancy(lane);
@@ -555,14 +548,14 @@ TYPED_TEST(HighLaneTest, QueueDepthAndBackpressureCoverTheHighLane) {
       << "the lanes and the shared ring hold every LOW/MEDIUM message; HIGH is not in them";
 }
 
-// ----- kHighQueueDepth = 0: HIGH shares the ring (the behaviour without a HIGH lane) -------------
+// ----- kHighQueueDepth = 0: HIGH shares the ring (the behaviour without a HIGH ring) -------------
 
-TEST(NoHighLane, HighSharesTheRingInFifoOrder) {
+TEST(NoHighRing, HighSharesTheRingInFifoOrder) {
   ResetErrors();
-  auto bus = std::make_unique<NoHighLaneBus>();
+  auto bus = std::make_unique<NoHighRingBus>();
   bus->SetErrorCallback(&RecordError);
-  EXPECT_EQ(NoHighLaneBus::kHighQueueDepth, 0U);
-  EXPECT_EQ(NoHighLaneBus::TotalCapacity(), 64U);
+  EXPECT_EQ(NoHighRingBus::kHighQueueDepth, 0U);
+  EXPECT_EQ(NoHighRingBus::TotalCapacity(), 64U);
   const MessagePriority order[] = {MessagePriority::kLow, MessagePriority::kHigh,
                                    MessagePriority::kMedium, MessagePriority::kHigh,
                                    MessagePriority::kLow};
@@ -571,8 +564,8 @@ TEST(NoHighLane, HighSharesTheRingInFifoOrder) {
   }
   EXPECT_EQ(bus->HighRingOccupancy(), 0U);
   EXPECT_EQ(bus->QueueOccupancy(), 5U);
-  EXPECT_EQ(bus->LaneOccupancy(NoHighLaneBus::LaneCount()), 5U);
-  Consumer<NoHighLaneBus> consumer(*bus);
+  EXPECT_EQ(bus->LaneOccupancy(NoHighRingBus::LaneCount()), 5U);
+  Consumer<NoHighRingBus> consumer(*bus);
   EXPECT_EQ(consumer.Process(), 5U);
   ASSERT_EQ(consumer.log.size(), 5U);
   for (uint32_t i = 0U; i < 5U; ++i) {
@@ -582,9 +575,9 @@ TEST(NoHighLane, HighSharesTheRingInFifoOrder) {
   }
 }
 
-TEST(NoHighLane, HighIsAdmittedUpToNinetyNinePercentOfTheSharedRingAndWaitsItsTurn) {
+TEST(NoHighRing, HighIsAdmittedUpToNinetyNinePercentOfTheSharedRingAndWaitsItsTurn) {
   ResetErrors();
-  auto bus = std::make_unique<NoHighLaneBus>();
+  auto bus = std::make_unique<NoHighRingBus>();
   bus->SetErrorCallback(&RecordError);
   ASSERT_EQ(FillWithMedium(*bus), kMediumLimit);
   uint32_t highs = 0U;
@@ -595,7 +588,7 @@ TEST(NoHighLane, HighIsAdmittedUpToNinetyNinePercentOfTheSharedRingAndWaitsItsTu
   // One ring, position-derived ids: the refused HIGH reports the id after the 64 queued ones.
   EXPECT_EQ(g_last_full_id.load(), 65U);
   EXPECT_EQ(bus->GetStatistics().high_priority_dropped, 1U);
-  Consumer<NoHighLaneBus> consumer(*bus);
+  Consumer<NoHighRingBus> consumer(*bus);
   EXPECT_EQ(consumer.Drain(), 64U);
   ASSERT_EQ(consumer.log.size(), 64U);
   for (uint32_t i = 0U; i < 64U; ++i) {
@@ -606,12 +599,12 @@ TEST(NoHighLane, HighIsAdmittedUpToNinetyNinePercentOfTheSharedRingAndWaitsItsTu
   }
 }
 
-TEST(NoHighLane, HighPublishedInACallbackWaitsBehindTheQueuedMessages) {
-  auto bus = std::make_unique<NoHighLaneBus>();
+TEST(NoHighRing, HighPublishedInACallbackWaitsBehindTheQueuedMessages) {
+  auto bus = std::make_unique<NoHighRingBus>();
   for (uint32_t i = 0U; i < 3U; ++i) {
     ASSERT_TRUE(bus->PublishWithPriority(Note{i}, 1U, MessagePriority::kLow));
   }
-  Consumer<NoHighLaneBus> consumer(*bus);
+  Consumer<NoHighRingBus> consumer(*bus);
   consumer.action = OnLowMedium::kPublishHighHere;
   EXPECT_EQ(consumer.Drain(), 6U);
   ASSERT_EQ(consumer.log.size(), 6U);
@@ -676,7 +669,7 @@ void ExpectHighWaitsOnlyForASuspendedHighPublisher() {
       << "resumed: both HIGH messages before the next LOW/MEDIUM one";
 }
 
-TEST(HighLane, AHighMessageWaitsOnlyForASuspendedHighPublisherBeforeIt) {
+TEST(HighRing, AHighMessageWaitsOnlyForASuspendedHighPublisherBeforeIt) {
   ExpectHighWaitsOnlyForASuspendedHighPublisher<RingTraits>();
   ExpectHighWaitsOnlyForASuspendedHighPublisher<LaneTraits>();
 }

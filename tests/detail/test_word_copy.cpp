@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -87,17 +88,9 @@ TEST(WordCopy, CopiesEveryByteOfEveryWordSize) {
 
 using Payload = std::variant<Sample24, Vector12, Frame128, Bytes24, Frame136>;
 
-struct SharedRingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
-struct LaneTraits : SharedRingTraits {
-  static constexpr uint32_t kProducerLanes = 2U;
-  static constexpr uint32_t kLaneDepth = 256U;
-};
-struct CompactTraits : SharedRingTraits {
-  static constexpr bool kCompactEnvelope = true;
-};
+using SharedRingTraits = mccc_test::WithHighRing<mccc_test::Ring<256U>, 16U>;
+using LaneTraits = mccc_test::WithLanes<SharedRingTraits, 2U>;
+using CompactTraits = mccc_test::Compact<SharedRingTraits>;
 
 /// What the subscribers saw, in delivery order.
 struct Received {

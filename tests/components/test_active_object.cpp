@@ -20,6 +20,7 @@
 #endif
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace mccc {
 // Readable parameter values in GoogleTest (and CTest) output instead of a byte dump.
@@ -42,15 +43,10 @@ struct Command {
 };
 using Payload = std::variant<Item, Command>;
 
-struct SmallTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  static constexpr uint32_t kBatchSize = 64U;
-};
+using SmallTraits = mccc_test::Ring<1024U, 64U>;
 using Bus = mccc::AsyncBus<Payload, SmallTraits>;
 
-struct SingleProducerTraits : SmallTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using SingleProducerTraits = mccc_test::SingleProducer<SmallTraits>;
 using SingleProducerBus = mccc::AsyncBus<Payload, SingleProducerTraits>;
 
 using Consumer = mccc::ActiveObject<Bus>;
@@ -96,7 +92,7 @@ struct Recorder {
 };
 
 void PublishOrRetry(Bus& bus, const Item& item) {
-  while (!bus.PublishWithPriority(Item{item}, item.producer, mccc::MessagePriority::HIGH)) {
+  while (!bus.PublishWithPriority(Item{item}, item.producer, mccc::MessagePriority::kHigh)) {
     std::this_thread::yield();  // queue above the HIGH threshold: wait for the consumer
   }
 }
@@ -153,7 +149,7 @@ TEST_F(ActiveObjectTest, StopDrainsAQueueFullOfMessages) {
     }
   });
   bus_->Subscribe<Item>([&delivered](const Item&) { ++delivered; });
-  bus_->SetPerformanceMode(mccc::PerformanceMode::BARE_METAL);  // admit up to 100% full
+  bus_->SetPerformanceMode(mccc::PerformanceMode::kBareMetal);  // admit up to 100% full
 
   Consumer consumer(*bus_, SleepyOptions());
   ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
@@ -179,14 +175,11 @@ TEST_F(ActiveObjectTest, StopDrainsAQueueFullOfMessages) {
   EXPECT_EQ(consumer.ProcessedCount(), uint64_t{admitted} + 1U);
 }
 
-// Batches of one message, HIGH lane on (the default): a HIGH message published while MEDIUM
+// Batches of one message, HIGH ring on (the default): a HIGH message published while MEDIUM
 // ones are queued is the very next dispatch.
-struct OneMessageBatchTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  static constexpr uint32_t kBatchSize = 1U;
-};
+using OneMessageBatchTraits = mccc_test::Ring<1024U, 1U>;
 using OneMessageBatchBus = mccc::AsyncBus<Payload, OneMessageBatchTraits>;
-static_assert(OneMessageBatchBus::kHighQueueDepth > 0U, "the test needs the HIGH lane");
+static_assert(OneMessageBatchBus::kHighQueueDepth > 0U, "the test needs the HIGH ring");
 
 // G-4: Stop() delivers every message published before it while later HIGH ones overtake them
 TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvertakeThem) {
@@ -212,7 +205,7 @@ TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvert
     log.push_back(item);
     if (item.producer == kMediumProducer) {
       EXPECT_TRUE(raw->PublishWithPriority(Item{kHighProducer, item.seq}, kHighProducer,
-                                           mccc::MessagePriority::HIGH));
+                                           mccc::MessagePriority::kHigh));
     }
   });
 
@@ -222,7 +215,7 @@ TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvert
   ASSERT_TRUE(WaitFor([&] { return consumer_blocked.load(); }));
   for (uint32_t i = 0U; i < kQueued; ++i) {
     ASSERT_TRUE(bus->PublishWithPriority(Item{kMediumProducer, i}, kMediumProducer,
-                                         mccc::MessagePriority::MEDIUM));
+                                         mccc::MessagePriority::kMedium));
   }
   consumer.RequestStop();  // every item above was published before the stop request
   gate_open.store(true);
@@ -257,16 +250,12 @@ TEST(ActiveObjectDrainTest, StopDeliversEveryQueuedMessageWhileHighMessagesOvert
   EXPECT_EQ(log.size() + bus->QueueOccupancy(), 2U * kQueued);
 }
 
-struct HighFloodTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 8U;
-  static constexpr uint32_t kProducerLanes = 0U;  // one normal ring: R = 1 in the drain bound
-};
+// No producer lanes: one normal ring, R = 1 in the drain bound.
+using HighFloodTraits = mccc_test::Ring<64U, 8U, 64U>;
 using HighFloodBus = mccc::AsyncBus<Payload, HighFloodTraits>;
 
 // G-4: the drain is bounded under a HIGH flood that never pauses. The consumer is held in the
-// callback of a HIGH Command while the HIGH lane is filled and one MEDIUM item is published;
+// callback of a HIGH Command while the HIGH ring is filled and one MEDIUM item is published;
 // then the stop is requested, the consumer released, and HIGH keeps coming: every HIGH callback
 // publishes another (the lane is full again at every batch start, so every batch uses up its
 // HIGH share with more waiting) and a thread publishes HIGH until the test ends. Stop() must
@@ -299,23 +288,23 @@ TEST(ActiveObjectDrainTest, StopReturnsUnderAHighFloodThatNeverPausesAndDelivers
     ++high_after_gate;
     if (flooding.load()) {
       static_cast<void>(raw->PublishWithPriority(Item{kHighProducer, 0U}, kHighProducer,
-                                                 mccc::MessagePriority::HIGH));
+                                                 mccc::MessagePriority::kHigh));
     }
   });
   mccc::ActiveObject<HighFloodBus> consumer(*bus);
   ASSERT_EQ(consumer.Start().status, mccc::StartStatus::kStarted);
-  ASSERT_TRUE(bus->PublishWithPriority(Command{0}, 0U, mccc::MessagePriority::HIGH));
+  ASSERT_TRUE(bus->PublishWithPriority(Command{0}, 0U, mccc::MessagePriority::kHigh));
   ASSERT_TRUE(WaitFor([&] { return consumer_blocked.load(); }));
   while (bus->HighRingOccupancy() < HighFloodTraits::kHighQueueDepth) {
     ASSERT_TRUE(bus->PublishWithPriority(Item{kHighProducer, 0U}, kHighProducer,
-                                         mccc::MessagePriority::HIGH));
+                                         mccc::MessagePriority::kHigh));
   }
   ASSERT_TRUE(bus->PublishWithPriority(Item{kMediumProducer, 1U}, kMediumProducer,
-                                       mccc::MessagePriority::MEDIUM));
+                                       mccc::MessagePriority::kMedium));
   std::thread flooder([&] {
     while (flooding.load()) {
       static_cast<void>(bus->PublishWithPriority(Item{kHighProducer, 0U}, kHighProducer,
-                                                 mccc::MessagePriority::HIGH));
+                                                 mccc::MessagePriority::kHigh));
       std::this_thread::yield();
     }
   });
@@ -335,7 +324,7 @@ TEST(ActiveObjectDrainTest, StopReturnsUnderAHighFloodThatNeverPausesAndDelivers
   // HIGH positions 1 to 63 are the items published while the consumer was held, so what follows
   // is exact whatever the flooding thread does (its items and the callbacks' come later): the
   // Command's batch dispatches 7 of them (its HIGH share of 8), drain batches 1 to 7 dispatch 8
-  // each, and the 7th, having moved the HIGH lane's consumer a whole lane (64) with no LOW/MEDIUM
+  // each, and the 7th, having moved the HIGH ring's consumer a whole lane (64) with no LOW/MEDIUM
   // dispatched before, then dispatches the MEDIUM item.
   EXPECT_EQ(high_before_medium, 63U);
   // Then the drain needs only its HIGH mark, position 71 or 72 (the lane refilled behind the

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -24,14 +25,12 @@ struct Command {
 };
 using Payload = std::variant<Sample, Command>;
 
-struct StaticTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
+// A microcontroller's bus: single core, compact envelopes, 32-bit positions, no clock, few and
+// small callbacks.
+struct StaticTraits : mccc_test::SingleCore<
+                          mccc_test::Compact<mccc_test::WithHighRing<mccc_test::SmallRing, 16U>>> {
   static constexpr uint32_t kMaxCallbacksPerType = 2U;
   static constexpr uint32_t kCallbackStorageBytes = 16U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-  static constexpr bool kCompactEnvelope = true;
   using Position = uint32_t;
   using Clock = mccc::NullClock;
 };
@@ -42,16 +41,12 @@ using StaticBus = mccc::AsyncBus<Payload, StaticTraits>;
 #endif
 StaticBus g_static_bus;
 
-// A hosted multi-core bus with producer lanes and a HIGH lane: constant-initialised as well (its
+// A hosted multi-core bus with producer lanes and a HIGH ring: constant-initialised as well (its
 // lanes' slot storage has an initialiser), so a global one needs no start-up code either.
-struct StaticLanesTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 2U;
-  static constexpr uint32_t kLaneDepth = 64U;
-  static constexpr bool kAsymmetricFence = false;
-  using Clock = mccc::NullClock;
-};
+using StaticLanesTraits =
+    mccc_test::WithClock<mccc_test::SymmetricFence<mccc_test::WithLanes<
+                             mccc_test::WithHighRing<mccc_test::SmallRing, 16U>, 2U>>,
+                         mccc::NullClock>;
 using StaticLanesBus = mccc::AsyncBus<Payload, StaticLanesTraits>;
 
 #if defined(__clang__)

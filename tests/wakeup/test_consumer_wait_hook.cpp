@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -51,13 +52,8 @@ struct SemaphoreWait {
   }
 };
 
-struct HookTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  using ConsumerWait = SemaphoreWait;
-};
-struct HookSingleProducerTraits : HookTraits {
-  static constexpr bool kSingleProducer = true;
-};
+using HookTraits = mccc_test::WithConsumerWait<mccc_test::Ring<1024U>, SemaphoreWait>;
+using HookSingleProducerTraits = mccc_test::SingleProducer<HookTraits>;
 
 template <typename Traits>
 void RunPingPong() {
@@ -130,10 +126,7 @@ TEST(ConsumerWaitHook, WakeConsumerReachesTheHook) {
 static_assert(!mccc::detail::ConsumerParking<mccc::NoConsumerWait>::kCanSleep,
               "NoConsumerWait never sleeps");
 
-struct NeverSleepTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  using ConsumerWait = mccc::NoConsumerWait;
-};
+using NeverSleepTraits = mccc_test::WithConsumerWait<mccc_test::SmallRing, mccc::NoConsumerWait>;
 
 TEST(ConsumerWaitHook, NoConsumerWaitReturnsAtOnce) {
   auto bus = std::make_unique<mccc::AsyncBus<Payload, NeverSleepTraits>>();

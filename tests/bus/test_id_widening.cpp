@@ -19,6 +19,7 @@
 
 #include "mccc/mccc.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -75,30 +76,20 @@ struct Msg {
 };
 using Payload = std::variant<Msg>;
 
-struct Small32 : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 16U;
-  static constexpr uint32_t kBatchSize = 4U;
-  // No HIGH lane: one ring, whose 32-bit positions the refusing producer widens to the exact id
-  // of the position it observed.
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using Position = uint32_t;
-};
-struct Small64 : Small32 {
-  using Position = uint64_t;
-};
-// With a HIGH lane the id is decided at delivery: a refusal reports the id the consumer gives
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+// No HIGH ring: one ring, whose 32-bit positions the refusing producer widens to the exact id
+// of the position it observed.
+struct Small32 : mccc_test::WithPosition<mccc_test::SharedRing<16U, 4U>, uint32_t> {};
+struct Small64 : mccc_test::WithPosition<mccc_test::SharedRing<16U, 4U>, uint64_t> {};
+// With a HIGH ring the id is decided at delivery: a refusal reports the id the consumer gives
 // next as of its last finished batch, a delivered count the producer widens the same way.
-struct Small32HighLane : Small32 {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
-struct Small64HighLane : Small64 {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
+struct Small32HighRing : mccc_test::WithHighRing<Small32, 16U> {};
+struct Small64HighRing : mccc_test::WithHighRing<Small64, 16U> {};
 
 struct Reported {
   static inline std::vector<uint64_t> queue_full_ids;
   static void Record(mccc::BusError error, uint64_t id) {
-    if (error == mccc::BusError::QUEUE_FULL) {
+    if (error == mccc::BusError::kQueueFull) {
       queue_full_ids.push_back(id);
     }
   }
@@ -118,7 +109,7 @@ struct MoveConsumerOn {
     while (self.bus->ProcessBatch() != 0U) {
     }
     for (uint32_t i = 0U; i < self.extra; ++i) {
-      EXPECT_TRUE(self.bus->PublishWithPriority(Msg{i}, 2U, mccc::MessagePriority::HIGH));
+      EXPECT_TRUE(self.bus->PublishWithPriority(Msg{i}, 2U, mccc::MessagePriority::kHigh));
       EXPECT_EQ(self.bus->ProcessBatch(), 1U);
     }
   }
@@ -129,16 +120,16 @@ struct MoveConsumerOn {
 template <typename Bus>
 uint64_t IdReportedByADelayedRefusal(uint64_t start, uint64_t first_id, uint32_t extra) {
   using Position = typename Bus::Position;
-  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::LOW);
+  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::kLow);
   auto bus = std::make_unique<Bus>(static_cast<Position>(start), first_id);
   bus->SetErrorCallback(&Reported::Record);
   Reported::queue_full_ids.clear();
   for (uint32_t i = 0U; i < low_limit; ++i) {
-    EXPECT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::LOW));
+    EXPECT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::kLow));
   }
   MoveConsumerOn<Bus> mover{bus.get(), extra};
   bus->SetBeforeRejectReportHook(&MoveConsumerOn<Bus>::Run, &mover);
-  EXPECT_FALSE(bus->PublishWithPriority(Msg{99U}, 1U, mccc::MessagePriority::LOW));
+  EXPECT_FALSE(bus->PublishWithPriority(Msg{99U}, 1U, mccc::MessagePriority::kLow));
   EXPECT_EQ(Reported::queue_full_ids.size(), 1U);
   return Reported::queue_full_ids.empty() ? 0U : Reported::queue_full_ids[0];
 }
@@ -154,7 +145,7 @@ TYPED_TEST_SUITE(DelayedRefusal, Widths);
 // G-24: exact id when the refusing producer was delayed while the consumer moved on
 TYPED_TEST(DelayedRefusal, ReportsTheIdOfTheObservedTail) {
   using Bus = mccc::AsyncBus<Payload, TypeParam>;
-  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::LOW);
+  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::kLow);
   for (const uint64_t start : kDelayedRefusalStarts) {
     for (const uint32_t extra : {1U, 3U, 40U}) {
       const uint64_t first_id = (uint64_t{7} << 40U) + start;
@@ -165,16 +156,16 @@ TYPED_TEST(DelayedRefusal, ReportsTheIdOfTheObservedTail) {
   }
 }
 
-// The same delay with a HIGH lane: the report is read after the consumer moved on, so it carries
+// The same delay with a HIGH ring: the report is read after the consumer moved on, so it carries
 // the id the consumer gives next by then (every earlier id was delivered before the report).
 template <typename Traits>
-class DelayedRefusalWithHighLane : public ::testing::Test {};
-using HighLaneWidths = ::testing::Types<Small32HighLane, Small64HighLane>;
-TYPED_TEST_SUITE(DelayedRefusalWithHighLane, HighLaneWidths);
+class DelayedRefusalWithHighRing : public ::testing::Test {};
+using HighRingWidths = ::testing::Types<Small32HighRing, Small64HighRing>;
+TYPED_TEST_SUITE(DelayedRefusalWithHighRing, HighRingWidths);
 
-TYPED_TEST(DelayedRefusalWithHighLane, ReportsTheConsumersNextIdAfterTheDelay) {
+TYPED_TEST(DelayedRefusalWithHighRing, ReportsTheConsumersNextIdAfterTheDelay) {
   using Bus = mccc::AsyncBus<Payload, TypeParam>;
-  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::LOW);
+  const uint32_t low_limit = Bus::Admission::LimitFor(mccc::MessagePriority::kLow);
   for (const uint64_t start : kDelayedRefusalStarts) {
     for (const uint32_t extra : {1U, 3U, 40U}) {
       const uint64_t first_id = (uint64_t{7} << 40U) + start;
@@ -194,16 +185,16 @@ TEST(IdWidening, RefusalInsideTheConsumersBatchCompletes) {
   auto bus = std::make_unique<Bus>(static_cast<uint32_t>(kTwoTo32 - 2U), 50U);
   bus->SetErrorCallback(&Reported::Record);
   Reported::queue_full_ids.clear();
-  const uint32_t high_limit = Bus::Admission::LimitFor(mccc::MessagePriority::HIGH);
+  const uint32_t high_limit = Bus::Admission::LimitFor(mccc::MessagePriority::kHigh);
   for (uint32_t i = 0U; i < high_limit; ++i) {
-    ASSERT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::HIGH));
+    ASSERT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::kHigh));
   }
   uint32_t calls = 0U;
   static_cast<void>(bus->Subscribe<Msg>([&](const Msg&) {
     if (calls++ == 1U) {
       // The first message is consumed, the second is being dispatched: the queue is still
       // above the LOW limit, so LOW is refused at the tail after the high_limit admitted ones.
-      EXPECT_FALSE(bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::LOW));
+      EXPECT_FALSE(bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::kLow));
     }
   }));
   EXPECT_EQ(bus->ProcessBatch(), Small32::kBatchSize);
@@ -211,17 +202,17 @@ TEST(IdWidening, RefusalInsideTheConsumersBatchCompletes) {
   EXPECT_EQ(Reported::queue_full_ids[0], 50U + high_limit);
 }
 
-// The same with a HIGH lane, the delivered count just below a 32-bit wrap: the refusal reports
+// The same with a HIGH ring, the delivered count just below a 32-bit wrap: the refusal reports
 // the consumer's next id as of its last finished batch (none yet: the first id); a HIGH message
 // published by the callback is dispatched before the batch's next MEDIUM one.
-TEST(IdWidening, HighLaneRefusalInsideTheConsumersBatchCompletes) {
-  using Bus = mccc::AsyncBus<Payload, Small32HighLane>;
+TEST(IdWidening, HighRingRefusalInsideTheConsumersBatchCompletes) {
+  using Bus = mccc::AsyncBus<Payload, Small32HighRing>;
   auto bus = std::make_unique<Bus>(static_cast<uint32_t>(kTwoTo32 - 2U), 50U);
   bus->SetErrorCallback(&Reported::Record);
   Reported::queue_full_ids.clear();
-  const uint32_t medium_limit = Bus::Admission::LimitFor(mccc::MessagePriority::MEDIUM);
+  const uint32_t medium_limit = Bus::Admission::LimitFor(mccc::MessagePriority::kMedium);
   for (uint32_t i = 0U; i < medium_limit; ++i) {
-    ASSERT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::MEDIUM));
+    ASSERT_TRUE(bus->PublishWithPriority(Msg{i}, 1U, mccc::MessagePriority::kMedium));
   }
   uint32_t calls = 0U;
   std::vector<uint64_t> ids;
@@ -230,9 +221,9 @@ TEST(IdWidening, HighLaneRefusalInsideTheConsumersBatchCompletes) {
     ids.push_back(h.msg_id);
     seqs.push_back(m.seq);
     if (calls++ == 1U) {
-      // The normal ring is still above the LOW limit: refused. HIGH goes to its lane.
-      EXPECT_FALSE(bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::LOW));
-      EXPECT_TRUE(bus->PublishFast(Msg{1000U}, 9U, 0U, mccc::MessagePriority::HIGH));
+      // The normal ring is still above the LOW limit: refused. HIGH goes to the HIGH ring.
+      EXPECT_FALSE(bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::kLow));
+      EXPECT_TRUE(bus->PublishFast(Msg{1000U}, 9U, 0U, mccc::MessagePriority::kHigh));
     }
   }));
   EXPECT_EQ(bus->ProcessBatch(), Small32::kBatchSize + 1U);
@@ -242,7 +233,7 @@ TEST(IdWidening, HighLaneRefusalInsideTheConsumersBatchCompletes) {
   EXPECT_EQ(seqs, (std::vector<uint32_t>{0U, 1U, 1000U, 2U, 3U}));
   // After the batch: the next id is 55, widened across the wrap of the 32-bit delivered count.
   uint32_t refilled = 0U;
-  while (bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::MEDIUM)) {
+  while (bus->PublishFast(Msg{0U}, 9U, 0U, mccc::MessagePriority::kMedium)) {
     ++refilled;
   }
   EXPECT_EQ(refilled, 4U) << "9 queued, MEDIUM admitted below 13";
@@ -260,7 +251,7 @@ struct SignalStress {
   static inline std::atomic<uint64_t> handled{0U};
   static inline std::atomic<uint64_t> largest_id{0U};
   static void OnError(mccc::BusError error, uint64_t id) {
-    if (error == mccc::BusError::QUEUE_FULL) {
+    if (error == mccc::BusError::kQueueFull) {
       // relaxed: a statistic read after the threads are joined.
       uint64_t seen = largest_id.load(std::memory_order_relaxed);
       while (id > seen && !largest_id.compare_exchange_weak(seen, id, std::memory_order_relaxed)) {
@@ -268,8 +259,8 @@ struct SignalStress {
     }
   }
   static void OnSignal(int) {
-    // Refused unless the queue drained below the LOW limit; NO_STATS mode: no thread_local.
-    static_cast<void>(bus->PublishFast(Msg{0U}, 7U, 0U, mccc::MessagePriority::LOW));
+    // Refused unless the queue drained below the LOW limit; kNoStats mode: no thread_local.
+    static_cast<void>(bus->PublishFast(Msg{0U}, 7U, 0U, mccc::MessagePriority::kLow));
     handled.fetch_add(1U, std::memory_order_relaxed);  // relaxed: a progress counter
   }
 };
@@ -278,7 +269,7 @@ struct SignalStress {
 TEST(IdWideningStress, RefusalsFromSignalHandlersOnTheConsumerThreadComplete) {
   auto bus = std::make_unique<SignalStress::Bus>();
   SignalStress::bus = bus.get();
-  bus->SetPerformanceMode(mccc::PerformanceMode::NO_STATS);
+  bus->SetPerformanceMode(mccc::PerformanceMode::kNoStats);
   bus->SetErrorCallback(&SignalStress::OnError);
   std::atomic<uint64_t> delivered{0U};
   static_cast<void>(
@@ -298,7 +289,7 @@ TEST(IdWideningStress, RefusalsFromSignalHandlersOnTheConsumerThreadComplete) {
   });
   std::thread producer([&] {
     while (!stop.load(std::memory_order_relaxed)) {
-      static_cast<void>(bus->PublishFast(Msg{1U}, 1U, 0U, mccc::MessagePriority::HIGH));
+      static_cast<void>(bus->PublishFast(Msg{1U}, 1U, 0U, mccc::MessagePriority::kHigh));
     }
   });
   const auto started = std::chrono::steady_clock::now();

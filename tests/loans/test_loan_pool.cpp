@@ -215,7 +215,7 @@ TYPED_TEST(LoanPoolAdmission, FromEmptyEachPriorityAloneReachesExactlyItsLimit) 
     held.clear();
     EXPECT_EQ(pool->InUse(), 0U);
   }
-  // The whole pool, as BARE_METAL asks for it (limit = capacity), whatever the priority.
+  // The whole pool, as kBareMetal asks for it (limit = capacity), whatever the priority.
   std::vector<MessageLoan<typename TestFixture::Pool::Message>> held;
   for (uint32_t i = 0U; i < Fixture::kBlocks; ++i) {
     MessageLoan<typename TestFixture::Pool::Message> loan =

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -22,21 +23,16 @@ struct Sample {
 };
 using Payload = std::variant<Sample>;
 
-struct MultiProducer : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-};
-struct SingleProducer : MultiProducer {
-  static constexpr bool kSingleProducer = true;
-};
-struct SingleProducer32 : SingleProducer {
-  using Position = uint32_t;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct MultiProducer : mccc_test::SmallRing {};
+struct SingleProducer : mccc_test::SingleProducer<MultiProducer> {};
+struct SingleProducer32 : mccc_test::WithPosition<SingleProducer, uint32_t> {};
 
 // What the hook saw, after it let the consumer take every announced message.
 struct Observation {
   uint32_t depth = 0U;
   uint32_t utilisation = 0U;
-  mccc::BackpressureLevel level = mccc::BackpressureLevel::NORMAL;
+  mccc::BackpressureLevel level = mccc::BackpressureLevel::kNormal;
   uint32_t consumed = 0U;
   uint32_t calls = 0U;
 };
@@ -75,7 +71,7 @@ TYPED_TEST(SnapshotBounds, ConsumedBeforePublishReturnsReadsEmpty) {
   bus->SetAfterAnnounceHook(&ConsumeThenObserve<Bus>, &context);
 
   for (uint32_t i = 0U; i < 3U * Bus::Capacity(); ++i) {  // several laps of the ring
-    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::LOW));
+    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::kLow));
   }
   const Sample batch[5] = {{0U}, {1U}, {2U}, {3U}, {4U}};
   ASSERT_EQ(bus->PublishBatch(batch, 5U, 1U), 5U);
@@ -85,7 +81,7 @@ TYPED_TEST(SnapshotBounds, ConsumedBeforePublishReturnsReadsEmpty) {
     EXPECT_GE(seen.consumed, 1U);
     EXPECT_EQ(seen.depth, 0U);
     EXPECT_EQ(seen.utilisation, 0U);
-    EXPECT_EQ(seen.level, mccc::BackpressureLevel::NORMAL);
+    EXPECT_EQ(seen.level, mccc::BackpressureLevel::kNormal);
   }
   EXPECT_EQ(delivered, 3U * Bus::Capacity() + 5U);
   EXPECT_EQ(bus->QueueOccupancy(), 0U);
@@ -98,13 +94,13 @@ TYPED_TEST(SnapshotBounds, AdmissionAfterEarlyConsumptionSeesRoom) {
   auto bus = std::make_unique<Bus>();
   HookContext<Bus> context{bus.get(), {}};
   bus->SetAfterAnnounceHook(&ConsumeThenObserve<Bus>, &context);
-  ASSERT_TRUE(bus->PublishWithPriority(Sample{1U}, 1U, mccc::MessagePriority::LOW));
+  ASSERT_TRUE(bus->PublishWithPriority(Sample{1U}, 1U, mccc::MessagePriority::kLow));
   bus->SetAfterAnnounceHook(nullptr, nullptr);
-  for (uint32_t i = 0U; i < Bus::Admission::LimitFor(mccc::MessagePriority::LOW); ++i) {
-    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::LOW)) << i;
+  for (uint32_t i = 0U; i < Bus::Admission::LimitFor(mccc::MessagePriority::kLow); ++i) {
+    ASSERT_TRUE(bus->PublishWithPriority(Sample{i}, 1U, mccc::MessagePriority::kLow)) << i;
   }
-  EXPECT_FALSE(bus->PublishWithPriority(Sample{0U}, 1U, mccc::MessagePriority::LOW));
-  EXPECT_EQ(bus->QueueOccupancy(), Bus::Admission::LimitFor(mccc::MessagePriority::LOW));
+  EXPECT_FALSE(bus->PublishWithPriority(Sample{0U}, 1U, mccc::MessagePriority::kLow));
+  EXPECT_EQ(bus->QueueOccupancy(), Bus::Admission::LimitFor(mccc::MessagePriority::kLow));
 }
 
 // With a real consumer thread racing a single producer that keeps at most kInFlight messages

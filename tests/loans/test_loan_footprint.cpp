@@ -28,6 +28,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -184,28 +185,13 @@ struct TwoPointers {  // what a Loaned<T> alternative weighs, as a plain type
   const void* block;
   const void* message;
 };
-struct ScanTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 8U>>;
-};
-struct TwoPoolTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 8U>, mccc::PoolOf<ImageTile, 16U>>;
-};
-struct PlainTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-};
-struct SingleCoreTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<PointCloud, 4U>>;
-};
-struct SingleCorePlainTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-};
+using ScanTraits = mccc_test::WithLoans<mccc_test::Ring<256U>, mccc::PoolOf<PointCloud, 8U>>;
+using TwoPoolTraits = mccc_test::WithLoans<mccc_test::Ring<256U>, mccc::PoolOf<PointCloud, 8U>,
+                                           mccc::PoolOf<ImageTile, 16U>>;
+using PlainTraits = mccc_test::Ring<256U>;
+using SingleCoreTraits =
+    mccc_test::WithLoans<mccc_test::SingleCore<mccc_test::SmallRing>, mccc::PoolOf<PointCloud, 4U>>;
+using SingleCorePlainTraits = mccc_test::SingleCore<mccc_test::SmallRing>;
 
 using ScanBus = mccc::AsyncBus<std::variant<Imu, mccc::Loaned<PointCloud>>, ScanTraits>;
 using ScanBusWithoutPool = mccc::AsyncBus<std::variant<Imu, TwoPointers>, PlainTraits>;
@@ -258,7 +244,7 @@ TEST(LoanFootprint, WorkedExampleOf64BitHosts) {
   EXPECT_EQ(ScanBus::SlotBytes(), 64U);
   // The same scan inline: every slot holds it (24 + 98,320-byte variant + 8).
   EXPECT_EQ(InlineScanBus::SlotBytes(), 98352U);
-  // The default bus: 131,072 slots and the 1,024 of the HIGH lane.
+  // The default bus: 131,072 slots and the 1,024 of the HIGH ring.
   constexpr uint64_t kDefaultSlots = 131072U + 1024U;
   EXPECT_EQ(kDefaultSlots * InlineScanBus::SlotBytes(), 12991905792U);  // 13.0 GB
   EXPECT_EQ(kDefaultSlots * ScanBus::SlotBytes(), 8454144U);            // 8.1 MiB

@@ -5,7 +5,7 @@
 // with the caller untouched (so does one published on a bus that did not lend it), pool admission
 // keeps HIGH's reserve under a LOW flood, the performance modes and ResetStatistics apply to the
 // pools, and queued loans die with the bus.
-// The delivery tests run on every bus configuration (HIGH lane, producer lanes, compact envelope,
+// The delivery tests run on every bus configuration (HIGH ring, producer lanes, compact envelope,
 // single producer, single core, NullClock, a variant mixing inline and loaned types).
 // The last suite is the exactly-once run with loans under several producers (retries on pool and
 // ring refusals, every 7th message retained and dropped on a third thread), meant for the
@@ -31,6 +31,7 @@
 
 #include "mccc/mccc.hpp"
 #include "stress/stress_support.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -153,40 +154,21 @@ void ResetErrors() {
 // ----- bus configurations -----------------------------------------------------------------------
 
 using LoanedPayload = std::variant<mccc::Loaned<Scan>, mccc::Loaned<Frame>>;
-using ScanAndFramePools = mccc::LoanPools<mccc::PoolOf<Scan, 8U>, mccc::PoolOf<Frame, 4U>>;
 
-struct DefaultLoanTraits : mccc::DefaultBusTraits {
-  using LoanPools = ScanAndFramePools;
-};
-struct SharedRingTraits : DefaultLoanTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
-struct HighLaneTraits : SharedRingTraits {
-  static constexpr uint32_t kHighQueueDepth = 16U;
-};
-struct ProducerLanesTraits : SharedRingTraits {
-  static constexpr uint32_t kProducerLanes = 2U;
-  static constexpr uint32_t kLaneDepth = 64U;
-};
-struct CompactTraits : SharedRingTraits {
-  static constexpr bool kCompactEnvelope = true;
-};
-struct SingleProducerTraits : SharedRingTraits {
-  static constexpr bool kSingleProducer = true;
-};
-struct NullClockTraits : SharedRingTraits {
-  using Clock = mccc::NullClock;
-};
-struct SingleCoreTraits : HighLaneTraits {  // one thread only in these tests
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-};
-struct MixedTraits : HighLaneTraits {
-  using LoanPools =
-      mccc::LoanPools<mccc::PoolOf<Scan, 8U>, mccc::PoolOf<Frame, 4U>, mccc::PoolOf<Image, 2U>>;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct DefaultLoanTraits : mccc_test::WithLoans<mccc::DefaultBusTraits, mccc::PoolOf<Scan, 8U>,
+                                                mccc::PoolOf<Frame, 4U>> {};
+struct SharedRingTraits : mccc_test::WithLoans<mccc_test::SharedRing<64U, 16U>,
+                                               mccc::PoolOf<Scan, 8U>, mccc::PoolOf<Frame, 4U>> {};
+struct HighRingTraits : mccc_test::WithHighRing<SharedRingTraits, 16U> {};
+struct ProducerLanesTraits : mccc_test::WithLanes<SharedRingTraits, 2U, 64U> {};
+struct CompactTraits : mccc_test::Compact<SharedRingTraits> {};
+struct SingleProducerTraits : mccc_test::SingleProducer<SharedRingTraits> {};
+struct NullClockTraits : mccc_test::WithClock<SharedRingTraits, mccc::NullClock> {};
+// One thread only in the tests of the single-core build.
+struct SingleCoreTraits : mccc_test::SingleCore<HighRingTraits> {};
+struct MixedTraits : mccc_test::WithLoans<HighRingTraits, mccc::PoolOf<Scan, 8U>,
+                                          mccc::PoolOf<Frame, 4U>, mccc::PoolOf<Image, 2U>> {};
 using MixedPayload =
     std::variant<Imu, mccc::Loaned<Scan>, Status, mccc::Loaned<Frame>, mccc::Loaned<Image>>;
 
@@ -199,7 +181,7 @@ struct Config {
 
 using Configurations = ::testing::Types<
     Config<LoanedPayload, DefaultLoanTraits>, Config<LoanedPayload, SharedRingTraits>,
-    Config<LoanedPayload, HighLaneTraits>, Config<LoanedPayload, ProducerLanesTraits>,
+    Config<LoanedPayload, HighRingTraits>, Config<LoanedPayload, ProducerLanesTraits>,
     Config<LoanedPayload, CompactTraits>, Config<LoanedPayload, SingleProducerTraits>,
     Config<LoanedPayload, NullClockTraits>, Config<LoanedPayload, SingleCoreTraits>,
     Config<MixedPayload, MixedTraits>>;
@@ -211,7 +193,7 @@ class ConfigNames {
     using T = typename C::Traits;
     if constexpr (std::is_same_v<T, DefaultLoanTraits>) return "Default";
     if constexpr (std::is_same_v<T, SharedRingTraits>) return "SharedRing";
-    if constexpr (std::is_same_v<T, HighLaneTraits>) return "HighLane";
+    if constexpr (std::is_same_v<T, HighRingTraits>) return "HighRing";
     if constexpr (std::is_same_v<T, ProducerLanesTraits>) return "ProducerLanes";
     if constexpr (std::is_same_v<T, CompactTraits>) return "CompactEnvelope";
     if constexpr (std::is_same_v<T, SingleProducerTraits>) return "SingleProducer";
@@ -438,7 +420,7 @@ TYPED_TEST(LoanDelivery, EachMessageDiesAfterItsLastCallbackAndItsBlockIsBackWhe
   EXPECT_EQ(s.high_water, 3U);
 }
 
-TYPED_TEST(LoanDelivery, AHighLoanOvertakesQueuedLowOnesExactlyWhenTheBusHasAHighLane) {
+TYPED_TEST(LoanDelivery, AHighLoanOvertakesQueuedLowOnesExactlyWhenTheBusHasAHighRing) {
   using Bus = typename TestFixture::BusType;
   Bus& bus = *this->bus_;
   std::vector<uint64_t> order;
@@ -652,16 +634,13 @@ TYPED_TEST(LoanDelivery, ALoanOfAnotherBusIsRefusedAndStaysIntactForItsOwnBus) {
 // One small bus: refusals, errors, modes and counters.
 // =================================================================================================
 
-struct SmallRingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 8U;  // ring limits: LOW 5, MEDIUM 7, HIGH 8
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 4U>>;
-};
+// Ring limits: LOW 5, MEDIUM 7, HIGH 8.
+using SmallRingTraits = mccc_test::WithLoans<mccc_test::SharedRing<8U, 16U>,
+                                             mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 4U>>;
 using SmallPayload = std::variant<Imu, mccc::Loaned<Scan>, mccc::Loaned<Frame>>;
 using SmallBus = mccc::AsyncBus<SmallPayload, SmallRingTraits>;
-static_assert(SmallBus::LOW_PRIORITY_THRESHOLD == 5U, "");
-static_assert(SmallBus::MEDIUM_PRIORITY_THRESHOLD == 7U, "");
+static_assert(SmallBus::Admission::LimitFor(MessagePriority::kLow) == 5U, "");
+static_assert(SmallBus::Admission::LimitFor(MessagePriority::kMedium) == 7U, "");
 
 // Scan's pool of 10: LOW 6, MEDIUM 8, HIGH 10 (reserve 2). Frame's pool of 4: LOW 3, MEDIUM 3.
 using ScanAdmission = SmallBus::LoanPoolOf<Scan>::Admission;
@@ -830,7 +809,7 @@ TEST_F(LoanBus, AForeignLoanIsRefusedThroughAProducerHandleAndRetainOfItIsEmpty)
   EXPECT_EQ(bus.GetLoanStatistics<Scan>().in_use, 0U);
   EXPECT_EQ(lender->GetLoanStatistics<Scan>().in_use, 0U);
 
-  // The same refusal in BARE_METAL, which reports nothing.
+  // The same refusal in kBareMetal, which reports nothing.
   bus.SetPerformanceMode(PerformanceMode::kBareMetal);
   MessageLoan<Scan> again = lender->Loan<Scan>(MessagePriority::kMedium);
   ASSERT_TRUE(again);
@@ -905,11 +884,8 @@ TEST_F(LoanBus, ACallbackRelayingWhatItReceivesGetsTheBlocksItsBatchReleased) {
 // The refused loan returns the group and is granted, and nothing counts a refusal. Scan (1 KB or
 // more, lowest free block) from SmallBus's pool of 10 (LOW 6, groups of 2); Frame (small, taken
 // in turn) from a pool of 16 (LOW 10, groups of 4).
-struct RelayTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 16U>>;
-};
+using RelayTraits = mccc_test::WithLoans<mccc_test::SharedRing<64U>, mccc::PoolOf<Scan, 10U>,
+                                         mccc::PoolOf<Frame, 16U>>;
 using RelayBus = mccc::AsyncBus<SmallPayload, RelayTraits>;
 
 template <typename Bus, typename Message, typename Fill>
@@ -982,12 +958,9 @@ TEST_F(LoanBus, ALoanWithAPriorityThatIsNotAnEnumeratorIsEmptyAndInvalid) {
 
 // Scan's pool: LOW 6, MEDIUM 8, HIGH 10. Every granted loan is published (the loans sit in the
 // ring, as a flood of large LOW messages would), so the pool fills with queued messages.
-struct FloodTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;  // never the limit here
-  static constexpr uint32_t kBatchSize = 64U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, 10U>, mccc::PoolOf<Frame, 4U>>;
-};
+// The ring (64 slots) is never the limit here.
+using FloodTraits = mccc_test::WithLoans<mccc_test::SharedRing<64U, 64U>, mccc::PoolOf<Scan, 10U>,
+                                         mccc::PoolOf<Frame, 4U>>;
 using FloodBus = mccc::AsyncBus<SmallPayload, FloodTraits>;
 
 /// Loans `attempts` Scans at `priority` and publishes every granted one; returns the grants.
@@ -1077,7 +1050,7 @@ TEST(LoanAdmissionOnTheBus, ALowFloodNeverTakesTheBlocksOfMediumOrTheReserveOfHi
   EXPECT_EQ(bus->GetLoanStatistics<Frame>().high_water, 0U);
 }
 
-// G-13: BARE_METAL admits every priority up to the whole pool
+// G-13: kBareMetal admits every priority up to the whole pool
 TEST(LoanAdmissionOnTheBus, BareMetalAdmitsTheWholePoolAndCountsAndReportsNothing) {
   ResetErrors();
   auto bus = std::make_unique<FloodBus>();
@@ -1085,7 +1058,7 @@ TEST(LoanAdmissionOnTheBus, BareMetalAdmitsTheWholePoolAndCountsAndReportsNothin
   bus->SetPerformanceMode(PerformanceMode::kBareMetal);
   uint64_t seq = 0U;
   EXPECT_EQ(LoanAndPublish(*bus, MessagePriority::kLow, 12U, seq), 10U) << "the whole pool";
-  EXPECT_EQ(g_loan_refused.load(), 0U) << "no error callback in BARE_METAL";
+  EXPECT_EQ(g_loan_refused.load(), 0U) << "no error callback in kBareMetal";
   LoanPoolStatistics pool = bus->GetLoanStatistics<Scan>();
   EXPECT_EQ(pool.in_use, 10U) << "in_use is exact in every mode";
   EXPECT_EQ(pool.loans_granted, 0U);
@@ -1094,7 +1067,7 @@ TEST(LoanAdmissionOnTheBus, BareMetalAdmitsTheWholePoolAndCountsAndReportsNothin
   EXPECT_EQ(bus->ProcessBatch(), 10U);
   EXPECT_EQ(bus->GetLoanStatistics<Scan>().in_use, 0U);
 
-  // NO_STATS: the priority limits and the error callback, without counters.
+  // kNoStats: the priority limits and the error callback, without counters.
   bus->SetPerformanceMode(PerformanceMode::kNoStats);
   EXPECT_EQ(LoanAndPublish(*bus, MessagePriority::kLow, 8U, seq), 6U);
   EXPECT_EQ(g_loan_refused.load(), 2U);
@@ -1202,22 +1175,12 @@ MessagePriority PriorityOf(uint32_t producer, uint32_t seq) {
 // refuses while blocks are free (the loan is kept and retried), and the pool refuses while loans
 // wait for the ring or sit retained. With equal depths and percentages only the pool would refuse:
 // a message in the ring always holds a block.
-struct StressSharedRingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 4U;
-  static constexpr uint32_t kBatchSize = 4U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cargo, 8U>>;
-};
-struct StressHighLaneTraits : StressSharedRingTraits {
-  static constexpr uint32_t kHighQueueDepth = 4U;
-};
-struct StressLanesTraits : StressSharedRingTraits {
-  static constexpr uint32_t kProducerLanes = 2U;  // two producers on lanes, the rest share
-  static constexpr uint32_t kLaneDepth = 4U;
-};
-struct StressSingleProducerTraits : StressSharedRingTraits {
-  static constexpr bool kSingleProducer = true;
-};
+struct StressSharedRingTraits
+    : mccc_test::WithLoans<mccc_test::SharedRing<4U, 4U>, mccc::PoolOf<Cargo, 8U>> {};
+struct StressHighRingTraits : mccc_test::WithHighRing<StressSharedRingTraits, 4U> {};
+// Two producers on lanes, the rest share the ring.
+struct StressLanesTraits : mccc_test::WithLanes<StressSharedRingTraits, 2U, 4U> {};
+struct StressSingleProducerTraits : mccc_test::SingleProducer<StressSharedRingTraits> {};
 
 template <typename TraitsT, bool kVisitor>
 struct StressConfig {
@@ -1226,7 +1189,7 @@ struct StressConfig {
   static constexpr bool kUseVisitor = kVisitor;
 };
 using StressConfigurations = ::testing::Types<
-    StressConfig<StressSharedRingTraits, false>, StressConfig<StressHighLaneTraits, true>,
+    StressConfig<StressSharedRingTraits, false>, StressConfig<StressHighRingTraits, true>,
     StressConfig<StressLanesTraits, false>, StressConfig<StressSingleProducerTraits, true>>;
 
 class StressNames {
@@ -1235,7 +1198,7 @@ class StressNames {
   static std::string GetName(int) {
     using T = typename C::Traits;
     if constexpr (std::is_same_v<T, StressSharedRingTraits>) return "SharedRing";
-    if constexpr (std::is_same_v<T, StressHighLaneTraits>) return "HighLane";
+    if constexpr (std::is_same_v<T, StressHighRingTraits>) return "HighRing";
     if constexpr (std::is_same_v<T, StressLanesTraits>) return "ProducerLanes";
     if constexpr (std::is_same_v<T, StressSingleProducerTraits>) return "SingleProducer";
     return "Unnamed";
@@ -1288,7 +1251,7 @@ TYPED_TEST_SUITE(LoanExactlyOnce, StressConfigurations, StressNames);
 TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBack) {
   using Bus = typename TypeParam::Bus;
   using Pool = typename Bus::template LoanPoolOf<Cargo>;
-  constexpr bool kHighLaneReorders = Bus::kHighQueueDepth > 0U;
+  constexpr bool kHighRingReorders = Bus::kHighQueueDepth > 0U;
   constexpr uint32_t kRetainEvery = 7U;
   const double scale = mccc_stress::StressScale();
   const uint32_t producers = Bus::TraitsType::kSingleProducer ? 1U : (scale < 1.0 ? 2U : 4U);
@@ -1314,7 +1277,7 @@ TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBac
 
   // Consumer side (consumer thread only until it is joined).
   std::vector<std::vector<uint8_t>> seen(producers, std::vector<uint8_t>(per_producer, 0U));
-  // Last seq seen per producer and ordering class (class 1: HIGH, when the HIGH lane reorders).
+  // Last seq seen per producer and ordering class (class 1: HIGH, when the HIGH ring reorders).
   std::vector<std::array<int64_t, 2U>> last_seq(producers, std::array<int64_t, 2U>{-1, -1});
   uint64_t delivered = 0U;
   uint64_t duplicates = 0U;
@@ -1362,7 +1325,7 @@ TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBac
     }
     mark = 1U;
     const std::size_t order_class =
-        (kHighLaneReorders && expected == MessagePriority::kHigh) ? 1U : 0U;
+        (kHighRingReorders && expected == MessagePriority::kHigh) ? 1U : 0U;
     int64_t& last = last_seq[cargo.producer][order_class];
     if (static_cast<int64_t>(cargo.seq) <= last) {
       ++out_of_order;
@@ -1432,7 +1395,7 @@ TYPED_TEST(LoanExactlyOnce, EveryLoanIsDeliveredOnceInOrderAndEveryBlockComesBac
   handoff.Close();
   releaser.join();
 
-  // Delivery: every (producer, seq) exactly once, in order (per class with a HIGH lane), intact.
+  // Delivery: every (producer, seq) exactly once, in order (per class with a HIGH ring), intact.
   EXPECT_EQ(delivered, total);
   EXPECT_EQ(duplicates, 0U);
   EXPECT_EQ(out_of_order, 0U);

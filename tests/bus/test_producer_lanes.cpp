@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -73,25 +74,14 @@ struct Counted {
 
 using Payload = std::variant<Item, Raiser, Counted>;
 
-/// 4 lanes of 128 slots, a 64-slot shared ring, a 16-slot HIGH lane, batches of 16.
-struct LanesTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  static constexpr uint32_t kHighQueueDepth = 16U;
-  static constexpr uint32_t kProducerLanes = 4U;
-  static constexpr uint32_t kLaneDepth = 128U;
-};
-/// The same without a HIGH lane: HIGH messages travel on the producer's lane.
-struct LanesNoHighTraits : LanesTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+/// 4 lanes of 128 slots, a 64-slot shared ring, a 16-slot HIGH ring, batches of 16.
+using LanesTraits = mccc_test::WithLanes<mccc_test::Ring<64U, 16U, 16U>, 4U, 128U>;
+/// The same without a HIGH ring: HIGH messages travel on the producer's lane.
+using LanesNoHighTraits = mccc_test::NoHighRing<LanesTraits>;
 using LanesBus = mccc::AsyncBus<Payload, LanesTraits>;
 using LanesNoHighBus = mccc::AsyncBus<Payload, LanesNoHighTraits>;
 /// Four lanes and batches of 10: each ring's share of a consumer batch is 2.
-struct SmallShareTraits : LanesTraits {
-  static constexpr uint32_t kBatchSize = 10U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using SmallShareTraits = mccc_test::WithBatch<LanesNoHighTraits, 10U>;
 using SmallShareBus = mccc::AsyncBus<Payload, SmallShareTraits>;
 
 // The thresholds of a 128-slot lane: 60 %, 80 % and 99 % of 128, rounded up.
@@ -106,7 +96,7 @@ std::atomic<uint64_t> g_queue_full{0U};
 std::atomic<uint64_t> g_other_errors{0U};
 
 void CountErrors(BusError error, uint64_t /*msg_id*/) {
-  if (error == BusError::QUEUE_FULL) {
+  if (error == BusError::kQueueFull) {
     g_queue_full.fetch_add(1U);
   } else {
     g_other_errors.fetch_add(1U);
@@ -243,7 +233,7 @@ TEST(ProducerLanes, AHandleOwnsALaneAndAMovedFromHandlePublishesNothing) {
   EXPECT_EQ(handle.PublishBatch(batch.data(), 2U, 1U), 2U);
   EXPECT_EQ(bus->LaneOccupancy(lane), 5U);
   EXPECT_TRUE(handle.PublishWithPriority(Item{0U, 5U}, 1U, MessagePriority::kHigh));
-  EXPECT_EQ(bus->LaneOccupancy(lane), 5U) << "HIGH travels on the HIGH lane";
+  EXPECT_EQ(bus->LaneOccupancy(lane), 5U) << "HIGH travels on the HIGH ring";
   EXPECT_EQ(bus->HighRingOccupancy(), 1U);
 
   LanesBus::Producer moved = std::move(handle);
@@ -411,14 +401,14 @@ TEST(ProducerLanes, AdmissionThresholdsArePercentagesOfTheLaneDepth) {
 
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kLow, seq), kLaneLow);
   EXPECT_EQ(bus->LaneOccupancy(lane), kLaneLow);
-  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::NORMAL);  // 60 %
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::kNormal);  // 60 %
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kMedium, seq),
             kLaneMedium - kLaneLow);
-  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::WARNING);  // 80 %
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::kWarning);  // 80 %
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kHigh, seq),
             kLaneHigh - kLaneMedium);
   EXPECT_EQ(bus->LaneOccupancy(lane), kLaneHigh);
-  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::CRITICAL);  // 99 %
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::kCritical);  // 99 %
   EXPECT_EQ(bus->QueueUtilizationPercent(), 99U);
   EXPECT_EQ(g_queue_full.load(), 3U);
 
@@ -426,17 +416,17 @@ TEST(ProducerLanes, AdmissionThresholdsArePercentagesOfTheLaneDepth) {
   EXPECT_TRUE(neighbour.PublishWithPriority(Item{1U, 0U}, 2U, MessagePriority::kLow));
   EXPECT_EQ(bus->LaneOccupancy(neighbour.Lane()), 1U);
 
-  // BARE_METAL admits up to the whole lane.
-  bus->SetPerformanceMode(PerformanceMode::BARE_METAL);
+  // kBareMetal admits up to the whole lane.
+  bus->SetPerformanceMode(PerformanceMode::kBareMetal);
   EXPECT_EQ(PublishUntilRefused<LanesNoHighBus>(owner, MessagePriority::kLow, seq),
             LanesNoHighBus::kLaneDepth - kLaneHigh);
   EXPECT_EQ(bus->LaneOccupancy(lane), LanesNoHighBus::kLaneDepth);
-  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::FULL);
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::kFull);
   EXPECT_EQ(bus->QueueUtilizationPercent(), 100U);
   EXPECT_EQ(bus->QueueOccupancy(), LanesNoHighBus::kLaneDepth + 1U);
-  EXPECT_EQ(g_queue_full.load(), 3U) << "BARE_METAL reports nothing";
+  EXPECT_EQ(g_queue_full.load(), 3U) << "kBareMetal reports nothing";
 
-  bus->SetPerformanceMode(PerformanceMode::FULL_FEATURED);
+  bus->SetPerformanceMode(PerformanceMode::kFullFeatured);
   const BusStatisticsSnapshot s = bus->GetLaneStatistics(lane);
   EXPECT_EQ(s.low_priority_published, kLaneLow);
   EXPECT_EQ(s.medium_priority_published, kLaneMedium - kLaneLow);
@@ -445,15 +435,15 @@ TEST(ProducerLanes, AdmissionThresholdsArePercentagesOfTheLaneDepth) {
   EXPECT_EQ(bus->GetLaneStatistics(neighbour.Lane()).low_priority_published, 1U);
 }
 
-TEST(ProducerLanes, WithAHighLaneHighIsAdmittedWhateverTheFillOfTheLane) {
+TEST(ProducerLanes, WithAHighRingHighIsAdmittedWhateverTheFillOfTheLane) {
   auto bus = std::make_unique<LanesBus>();
   LanesBus::Producer owner = bus->MakeProducer();
   ASSERT_TRUE(owner.HasOwnLane());
   uint32_t seq = 0U;
-  bus->SetPerformanceMode(PerformanceMode::BARE_METAL);
+  bus->SetPerformanceMode(PerformanceMode::kBareMetal);
   EXPECT_EQ(PublishUntilRefused<LanesBus>(owner, MessagePriority::kMedium, seq),
             LanesBus::kLaneDepth);
-  bus->SetPerformanceMode(PerformanceMode::FULL_FEATURED);
+  bus->SetPerformanceMode(PerformanceMode::kFullFeatured);
   EXPECT_EQ(PublishUntilRefused<LanesBus>(owner, MessagePriority::kHigh, seq),
             LanesBus::kHighQueueDepth);
   EXPECT_EQ(bus->LaneOccupancy(owner.Lane()), LanesBus::kLaneDepth);
@@ -468,7 +458,7 @@ TEST(ProducerLanes, OneBatchServesEveryFullLaneAndTheSharedRing) {
   auto bus = std::make_unique<LanesBus>();
   LaneOwners<LanesBus> owners(*bus);
   constexpr uint32_t kRings = LanesBus::LaneCount() + 1U;
-  bus->SetPerformanceMode(PerformanceMode::BARE_METAL);
+  bus->SetPerformanceMode(PerformanceMode::kBareMetal);
   std::array<uint32_t, kRings> published{};
   for (uint32_t ring = 0U; ring < kRings; ++ring) {
     while (owners.Publish(ring, Item{ring, published[ring]}, MessagePriority::kMedium)) {
@@ -517,7 +507,7 @@ TEST(ProducerLanes, PerLaneStatisticsAreExactAndAddUpToTheBusStatistics) {
   const auto publish = [&](uint32_t ring, MessagePriority priority, uint32_t seq) {
     Count(expected[ring], priority, owners.Publish(ring, Item{ring, seq}, priority));
   };
-  // A different mix per ring; ring 1 is driven past its LOW threshold and the HIGH lane past
+  // A different mix per ring; ring 1 is driven past its LOW threshold and the HIGH ring past
   // full, so the refusals are per lane too.
   for (uint32_t ring = 0U; ring < kRings; ++ring) {
     for (uint32_t i = 0U; i < ring + 1U; ++i) {
@@ -576,14 +566,8 @@ TEST(ProducerLanes, PerLaneStatisticsAreExactAndAddUpToTheBusStatistics) {
 // ----- isolation: a flooding producer takes nobody else's capacity
 // --------------------------------
 
-/// 12 lanes of 256 slots (MEDIUM limit 205), a 1024-slot HIGH lane, batches of 64.
-struct IsolationTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 64U;
-  static constexpr uint32_t kHighQueueDepth = 1024U;
-  static constexpr uint32_t kProducerLanes = 12U;
-  static constexpr uint32_t kLaneDepth = 256U;
-};
+/// 12 lanes of 256 slots (MEDIUM limit 205), a 1024-slot HIGH ring, batches of 64.
+using IsolationTraits = mccc_test::WithLanes<mccc_test::Ring<256U, 64U, 1024U>, 12U, 256U>;
 using IsolationBus = mccc::AsyncBus<Payload, IsolationTraits>;
 
 // G-3: a flooding producer never causes another producer's refusal
@@ -591,7 +575,7 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
   constexpr uint32_t kOthers = 7U;
   constexpr uint32_t kProducers = kOthers + 1U;  // producer 0 floods
   // Each other producer publishes this many MEDIUM and as many HIGH: its lane never holds more
-  // than its own 100 (below the MEDIUM limit of 205), and all HIGH fit the HIGH lane (700 of
+  // than its own 100 (below the MEDIUM limit of 205), and all HIGH fit the HIGH ring (700 of
   // 1024), so with isolation not one may be refused, however slow the consumer.
   constexpr uint32_t kPerPriority = 100U;
   static_assert(kPerPriority < mccc::PriorityAdmission<256U>::LimitFor(MessagePriority::kMedium),
@@ -744,7 +728,7 @@ TEST(ProducerLanes, AFloodingProducerNeverCausesAnotherProducersRefusal) {
 
 // G-8 with producer lanes: a PublishBatch is delivered in order, with one timestamp and
 // increasing ids, but the consumer serves the rings in turn, so another ring's message may come
-// between its messages (on a bus without lanes it is contiguous: test_async_bus.cpp).
+// between its messages (on a bus without lanes it is contiguous: bus/test_async_bus.cpp).
 TEST(ProducerLanes, ABatchArrivesInOrderWithOneTimestampAndOtherRingsMayComeBetween) {
   struct Seen {
     uint32_t producer;
@@ -991,7 +975,7 @@ TEST(ProducerLanes, AHandlerBatchInsideALanePublishIsBoundedByTheHandlerArea) {
 }
 
 // A handler interrupted in turn by another handler while it writes the handler area: the inner
-// publish is refused (QUEUE_FULL, counted); everything else arrives once, in order.
+// publish is refused (kQueueFull, counted); everything else arrives once, in order.
 TEST(ProducerLanes, AHandlerInterruptedWhileWritingTheHandlerAreaRefusesTheInnerPublish) {
 #if MCCC_TSAN
   GTEST_SKIP() << "ThreadSanitizer delivers a signal raised inside a handler only after that "

@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -23,14 +24,8 @@ struct Item {
   uint32_t seq;
 };
 
-struct LanesTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  static constexpr uint32_t kProducerLanes = 4U;
-  static constexpr uint32_t kLaneDepth = 64U;
-  static constexpr uint32_t kBatchSize = 16U;
-  using Clock = mccc::NullClock;
-};
+using LanesTraits = mccc_test::WithClock<mccc_test::WithLanes<mccc_test::SharedRing<64U, 16U>, 4U>,
+                                         mccc::NullClock>;
 using LanesBus = mccc::AsyncBus<std::variant<Item>, LanesTraits>;
 using Rings = std::array<uint32_t, LanesBus::LaneCount() + 1U>;
 

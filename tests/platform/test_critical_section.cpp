@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -40,13 +41,8 @@ struct CountingSection {
   static void Exit(int saved) noexcept { depth = saved; }
 };
 
-struct CountingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 8U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-  using CriticalSection = CountingSection;
-};
+using CountingTraits = mccc_test::WithCriticalSection<
+    mccc_test::SingleCore<mccc_test::WithHighRing<mccc_test::SmallRing, 8U>>, CountingSection>;
 using CountingBus = mccc::AsyncBus<Payload, CountingTraits>;
 
 static_assert(mccc::detail::IsCriticalSectionHook<CountingSection>::value,
@@ -133,14 +129,9 @@ struct SignalMaskSection {
   static void Exit(sigset_t saved) noexcept { pthread_sigmask(SIG_SETMASK, &saved, nullptr); }
 };
 
-struct InterruptTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 1024U;
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  static constexpr uint32_t kMaxCallbacksPerType = 4U;
-  static constexpr bool kSingleCore = true;
-  static constexpr bool kSingleCoreUnsafeAcknowledged = true;
-  using CriticalSection = SignalMaskSection;
-};
+using InterruptTraits = mccc_test::WithCriticalSection<
+    mccc_test::SingleCore<mccc_test::WithCallbacks<mccc_test::SharedRing<1024U>, 4U>>,
+    SignalMaskSection>;
 using InterruptBus = mccc::AsyncBus<Payload, InterruptTraits>;
 
 InterruptBus* g_bus = nullptr;

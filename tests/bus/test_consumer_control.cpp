@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -23,12 +24,8 @@ struct Msg {
 };
 using Payload = std::variant<Msg>;
 
-struct Small : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-};
-struct SmallSymmetric : Small {
-  static constexpr bool kAsymmetricFence = false;
-};
+using Small = mccc_test::SmallRing;
+using SmallSymmetric = mccc_test::SymmetricFence<Small>;
 using Bus = mccc::AsyncBus<Payload, Small>;
 
 // ---------------------------------------------------------------------------------------------
@@ -50,7 +47,7 @@ void LogError(mccc::BusError, uint64_t) {
 TEST(ErrorCallback, StateSetUpBeforeInstallingIsVisibleToTheProducer) {
   auto bus = std::make_unique<Bus>();
   // Filled to MEDIUM's limit, so that every MEDIUM publish below is refused (HIGH would go to
-  // the HIGH lane and leave the ring the producer publishes into with room).
+  // the HIGH ring and leave the ring the producer publishes into with room).
   uint32_t filled = 0U;
   while (bus->Publish(Msg{filled}, 1U)) {
     ++filled;

@@ -9,34 +9,35 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
 using mccc::BackpressureLevel;
 using mccc::MessagePriority;
 
-// G-7: LOW < 60 %, MEDIUM < 80 %, HIGH < 99 %, exact for every capacity; BARE_METAL when full
+// G-7: LOW < 60 %, MEDIUM < 80 %, HIGH < 99 %, exact for every capacity; kBareMetal when full
 TEST(PriorityAdmission, LimitsAreExactPercentagesOfCapacity) {
   // "Below x% of capacity": occupancy * 100 < x * capacity.
   using A64 = mccc::PriorityAdmission<64U>;
-  EXPECT_EQ(A64::LimitFor(MessagePriority::LOW), 39U);     // 38.4 -> admit up to 38
-  EXPECT_EQ(A64::LimitFor(MessagePriority::MEDIUM), 52U);  // 51.2 -> admit up to 51
-  EXPECT_EQ(A64::LimitFor(MessagePriority::HIGH), 64U);    // 63.36 -> admit up to 63
+  EXPECT_EQ(A64::LimitFor(MessagePriority::kLow), 39U);     // 38.4 -> admit up to 38
+  EXPECT_EQ(A64::LimitFor(MessagePriority::kMedium), 52U);  // 51.2 -> admit up to 51
+  EXPECT_EQ(A64::LimitFor(MessagePriority::kHigh), 64U);    // 63.36 -> admit up to 63
   using A100 = mccc::PriorityAdmission<128U>;
-  EXPECT_EQ(A100::LimitFor(MessagePriority::LOW), 77U);      // 76.8
-  EXPECT_EQ(A100::LimitFor(MessagePriority::MEDIUM), 103U);  // 102.4
-  EXPECT_EQ(A100::LimitFor(MessagePriority::HIGH), 127U);    // 126.72
+  EXPECT_EQ(A100::LimitFor(MessagePriority::kLow), 77U);      // 76.8
+  EXPECT_EQ(A100::LimitFor(MessagePriority::kMedium), 103U);  // 102.4
+  EXPECT_EQ(A100::LimitFor(MessagePriority::kHigh), 127U);    // 126.72
   using ABig = mccc::PriorityAdmission<131072U>;
-  EXPECT_EQ(ABig::LimitFor(MessagePriority::LOW), 78644U);
-  EXPECT_EQ(ABig::LimitFor(MessagePriority::MEDIUM), 104858U);
-  EXPECT_EQ(ABig::LimitFor(MessagePriority::HIGH), 129762U);
+  EXPECT_EQ(ABig::LimitFor(MessagePriority::kLow), 78644U);
+  EXPECT_EQ(ABig::LimitFor(MessagePriority::kMedium), 104858U);
+  EXPECT_EQ(ABig::LimitFor(MessagePriority::kHigh), 129762U);
   // Brute force: the rule holds for every occupancy of a few capacities.
   auto check = [](auto admission, uint64_t capacity) {
     using A = decltype(admission);
     for (uint64_t occ = 0; occ <= capacity; ++occ) {
-      EXPECT_EQ(occ < A::LimitFor(MessagePriority::LOW), occ * 100U < 60U * capacity) << occ;
-      EXPECT_EQ(occ < A::LimitFor(MessagePriority::MEDIUM), occ * 100U < 80U * capacity) << occ;
-      EXPECT_EQ(occ < A::LimitFor(MessagePriority::HIGH), occ * 100U < 99U * capacity) << occ;
+      EXPECT_EQ(occ < A::LimitFor(MessagePriority::kLow), occ * 100U < 60U * capacity) << occ;
+      EXPECT_EQ(occ < A::LimitFor(MessagePriority::kMedium), occ * 100U < 80U * capacity) << occ;
+      EXPECT_EQ(occ < A::LimitFor(MessagePriority::kHigh), occ * 100U < 99U * capacity) << occ;
     }
   };
   check(mccc::PriorityAdmission<1U>{}, 1U);
@@ -48,41 +49,39 @@ TEST(PriorityAdmission, BackpressureLevelsFollowTheDocumentedBands) {
   using A = mccc::PriorityAdmission<1000U * 1024U>;  // not a ring capacity; pure arithmetic
   constexpr uint64_t kCap = 1000U * 1024U;
   for (uint64_t occ = 0; occ <= kCap; occ += 997U) {
-    const BackpressureLevel expected = occ >= kCap                ? BackpressureLevel::FULL
-                                       : occ * 100U >= 90U * kCap ? BackpressureLevel::CRITICAL
-                                       : occ * 100U >= 75U * kCap ? BackpressureLevel::WARNING
-                                                                  : BackpressureLevel::NORMAL;
+    const BackpressureLevel expected = occ >= kCap                ? BackpressureLevel::kFull
+                                       : occ * 100U >= 90U * kCap ? BackpressureLevel::kCritical
+                                       : occ * 100U >= 75U * kCap ? BackpressureLevel::kWarning
+                                                                  : BackpressureLevel::kNormal;
     EXPECT_EQ(A::LevelFor(occ), expected) << occ;
   }
-  EXPECT_EQ(A::LevelFor(kCap), BackpressureLevel::FULL);
+  EXPECT_EQ(A::LevelFor(kCap), BackpressureLevel::kFull);
 }
 
 struct Msg {
   uint32_t seq;
 };
 using Payload = std::variant<Msg>;
-// Default depth (131,072 slots) without a HIGH lane: HIGH shares the one ring and is admitted
+// Default depth (131,072 slots) without a HIGH ring: HIGH shares the one ring and is admitted
 // below 99 % of it, in FIFO order with the rest (the shared ring's own admission).
-struct SharedRingTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-};
+using SharedRingTraits = mccc_test::NoHighRing<mccc::DefaultBusTraits>;
 using BigBus = mccc::AsyncBus<Payload, SharedRingTraits>;
-// The default traits: HIGH travels in a lane of its own (1,024 slots).
+// The default traits: HIGH travels on the HIGH ring (1,024 slots).
 using DefaultBus = mccc::AsyncBus<Payload>;
 
 MessagePriority PriorityOf(uint32_t i) {
   switch (i % 5U) {  // 20% HIGH, 40% MEDIUM, 40% LOW
     case 0U:
-      return MessagePriority::HIGH;
+      return MessagePriority::kHigh;
     case 1U:
     case 3U:
-      return MessagePriority::MEDIUM;
+      return MessagePriority::kMedium;
     default:
-      return MessagePriority::LOW;
+      return MessagePriority::kLow;
   }
 }
 
-// G-7: the burst figures of docs/guarantees.md, without a HIGH lane (and with one, the next test)
+// G-7: the burst figures of docs/guarantees.md, without a HIGH ring (and with one, the next test)
 TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   auto bus = std::make_unique<BigBus>();
   constexpr uint32_t kBurst = 150000U;
@@ -126,16 +125,16 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
   EXPECT_EQ(s.low_priority_dropped, dropped[kLow]);
   EXPECT_EQ(s.messages_published, 110391U);
   EXPECT_EQ(s.messages_dropped, 39609U);
-  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::WARNING);  // 84.2%
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::kWarning);  // 84.2%
 
   // Now HIGH alone: admitted up to 99% exactly, then refused; the queue keeps 1% headroom.
   uint32_t high_admitted = 0U;
-  while (bus->PublishWithPriority(Msg{0U}, 1U, MessagePriority::HIGH)) {
+  while (bus->PublishWithPriority(Msg{0U}, 1U, MessagePriority::kHigh)) {
     ++high_admitted;
   }
   EXPECT_EQ(bus->QueueOccupancy(), 129762U);
   EXPECT_EQ(high_admitted, 129762U - 110391U);
-  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::CRITICAL);
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::kCritical);
 
   // Delivery: every admitted message exactly once, in publish order.
   uint32_t delivered = 0U;
@@ -155,8 +154,8 @@ TEST(PriorityAdmission, OverloadBurstHasExactPerPriorityCounts) {
 }
 
 // The same burst on the default bus: LOW and MEDIUM fill the normal ring exactly as above but
-// without HIGH among them, and HIGH fills its own lane, refused only once that lane is full.
-TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
+// without HIGH among them, and HIGH fills the HIGH ring, refused only once that ring is full.
+TEST(PriorityAdmission, OverloadBurstWithHighRingHasExactPerPriorityCounts) {
   ASSERT_EQ(DefaultBus::kQueueDepth, 131072U);
   ASSERT_EQ(DefaultBus::kHighQueueDepth, 1024U);
   auto bus = std::make_unique<DefaultBus>();
@@ -172,7 +171,7 @@ TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
       ++admitted[k];
     } else {
       ++dropped[k];
-      if (p == MessagePriority::HIGH) {
+      if (p == MessagePriority::kHigh) {
         EXPECT_EQ(high_before, DefaultBus::kHighQueueDepth) << i;  // only a full lane refuses
       } else {
         EXPECT_GE(normal_before, DefaultBus::Admission::LimitFor(p)) << i;
@@ -200,8 +199,8 @@ TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
   EXPECT_EQ(s.high_priority_dropped, dropped[kHigh]);
   EXPECT_EQ(s.medium_priority_dropped, 0U);
   EXPECT_EQ(s.low_priority_dropped, dropped[kLow]);
-  // The fullest ring is the HIGH lane.
-  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::FULL);
+  // The fullest ring is the HIGH ring.
+  EXPECT_EQ(bus->GetBackpressureLevel(), BackpressureLevel::kFull);
   EXPECT_EQ(bus->QueueUtilizationPercent(), 100U);
 
   // Delivery: the 1,024 HIGH messages first, then the normal ring; each in publish order.
@@ -210,7 +209,7 @@ TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
   bool ordered = true;
   bool high_first = true;
   while (bus->ProcessBatchWith([&](const Msg& m, const mccc::MessageHeader& h) {
-    const bool is_high = h.priority == MessagePriority::HIGH;
+    const bool is_high = h.priority == MessagePriority::kHigh;
     high_first = high_first && is_high == (delivered < 1024U);
     if (delivered != 0U && delivered != 1024U && m.seq <= last_seq) {
       ordered = false;
@@ -225,10 +224,8 @@ TEST(PriorityAdmission, OverloadBurstWithHighLaneHasExactPerPriorityCounts) {
   EXPECT_EQ(bus->QueueOccupancy(), 0U);
 }
 
-struct Depth128Traits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 128U;
-  static constexpr uint32_t kHighQueueDepth = 0U;  // HIGH's 99 % limit is one of this ring's
-};
+// No HIGH ring: HIGH's 99 % limit is one of this ring's.
+using Depth128Traits = mccc_test::SharedRing<128U>;
 
 // G-7: LOW is refused before MEDIUM, MEDIUM before HIGH
 TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {
@@ -241,18 +238,18 @@ TEST(PriorityAdmission, LowIsDroppedBeforeMediumBeforeHigh) {
     const bool medium = occ < 103U;
     const bool high = occ < 127U;
     if (!high) {
-      EXPECT_FALSE(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::HIGH));
+      EXPECT_FALSE(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::kHigh));
       break;
     }
-    EXPECT_EQ(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::LOW), low) << occ;
+    EXPECT_EQ(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::kLow), low) << occ;
     if (low) {
       continue;
     }
-    EXPECT_EQ(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::MEDIUM), medium) << occ;
+    EXPECT_EQ(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::kMedium), medium) << occ;
     if (medium) {
       continue;
     }
-    EXPECT_TRUE(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::HIGH)) << occ;
+    EXPECT_TRUE(bus->PublishWithPriority(Msg{occ}, 1U, MessagePriority::kHigh)) << occ;
   }
   EXPECT_EQ(bus->QueueOccupancy(), 127U);
   const auto s = bus->GetStatistics();

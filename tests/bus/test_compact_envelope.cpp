@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 namespace {
 
@@ -23,22 +24,17 @@ struct Command {
 };
 using Payload = std::variant<Reading, Command>;
 
-struct FullTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 64U;
-  static constexpr uint32_t kHighQueueDepth = 8U;
+// Full envelopes whatever MCCC_COMPACT_ENVELOPE says: the reference the compact ones are
+// compared with.
+struct FullTraits
+    : mccc_test::WithClock<mccc_test::WithHighRing<mccc_test::SmallRing, 8U>, mccc::NullClock> {
   static constexpr bool kCompactEnvelope = false;
-  using Clock = mccc::NullClock;
 };
-struct CompactNullClock : FullTraits {
-  static constexpr bool kCompactEnvelope = true;
-};
-struct CompactSteadyClock : CompactNullClock {
-  using Clock = mccc::SteadyClock;
-};
-struct CompactOneRing32 : CompactNullClock {
-  static constexpr uint32_t kHighQueueDepth = 0U;
-  using Position = uint32_t;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct CompactNullClock : mccc_test::Compact<FullTraits> {};
+struct CompactSteadyClock : mccc_test::WithClock<CompactNullClock, mccc::SteadyClock> {};
+struct CompactOneRing32
+    : mccc_test::WithPosition<mccc_test::NoHighRing<CompactNullClock>, uint32_t> {};
 
 using FullBus = mccc::AsyncBus<Payload, FullTraits>;
 using CompactBus = mccc::AsyncBus<Payload, CompactNullClock>;
@@ -130,7 +126,7 @@ TEST(CompactEnvelope, TimestampTravelsWhenTheClockIsReal) {
   EXPECT_TRUE(bus->Unsubscribe(handle));
 }
 
-TEST(CompactEnvelope, HighLaneStillOvertakesTheBacklog) {
+TEST(CompactEnvelope, HighRingStillOvertakesTheBacklog) {
   auto bus = std::make_unique<CompactBus>();
   std::vector<uint32_t> order;
   const auto handle = bus->Subscribe<Reading>([&](const Reading& r) { order.push_back(r.seq); });
@@ -149,7 +145,8 @@ TEST(CompactEnvelope, RefusedPublishReportsTheNextIdAndLeavesStatisticsExact) {
   while (bus->Publish(Command{admitted, 0U}, 1U)) {
     ++admitted;
   }
-  EXPECT_EQ(admitted, static_cast<uint32_t>(CompactOneRingBus::MEDIUM_PRIORITY_THRESHOLD));
+  EXPECT_EQ(admitted, static_cast<uint32_t>(
+                          CompactOneRingBus::Admission::LimitFor(mccc::MessagePriority::kMedium)));
   const mccc::BusStatisticsSnapshot stats = bus->GetStatistics();
   EXPECT_EQ(stats.messages_published, admitted);
   EXPECT_EQ(stats.medium_priority_dropped, 1U);

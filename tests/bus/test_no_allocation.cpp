@@ -25,6 +25,7 @@
 #include <variant>
 
 #include "mccc/mccc.hpp"
+#include "support/bus_configs.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MCCC_TEST_SANITIZER_ALLOCATOR 1
@@ -319,13 +320,9 @@ struct Command {
 };
 using Payload = std::variant<Sample, Command>;
 
-struct MultiProducerTraits : mccc::DefaultBusTraits {
-  static constexpr uint32_t kQueueDepth = 256U;
-  static constexpr uint32_t kBatchSize = 64U;
-};
-struct SingleProducerTraits : MultiProducerTraits {
-  static constexpr bool kSingleProducer = true;
-};
+// Structs, not aliases: a typed test names its type parameter in its CTest name.
+struct MultiProducerTraits : mccc_test::Ring<256U, 64U> {};
+struct SingleProducerTraits : mccc_test::SingleProducer<MultiProducerTraits> {};
 
 std::atomic<uint64_t> g_errors_reported{0U};
 void CountError(mccc::BusError /*error*/, uint64_t /*msg_id*/) {
@@ -355,13 +352,13 @@ ProducerReport PublishEverything(Bus& bus) {
   const std::array<Sample, 8> batch{};
   for (uint64_t round = 0U; round < 64U; ++round) {
     count(bus.Publish(Sample{round, 1.F, 2.F, 3.F, 4.F}, 1U));
-    const bool high = bus.PublishWithPriority(Command{2U, 3}, 2U, mccc::MessagePriority::HIGH);
+    const bool high = bus.PublishWithPriority(Command{2U, 3}, 2U, mccc::MessagePriority::kHigh);
     count(high);
     report.high_admitted += high ? 1U : 0U;
-    count(
-        bus.PublishWithPriority(Sample{round, 0.F, 0.F, 0.F, 0.F}, 3U, mccc::MessagePriority::LOW));
+    count(bus.PublishWithPriority(Sample{round, 0.F, 0.F, 0.F, 0.F}, 3U,
+                                  mccc::MessagePriority::kLow));
     count(bus.PublishFast(Sample{round, 0.F, 0.F, 0.F, 0.F}, 4U, round));
-    count(bus.template PublishEmplace<Command>(5U, mccc::MessagePriority::MEDIUM, 7U, -1));
+    count(bus.template PublishEmplace<Command>(5U, mccc::MessagePriority::kMedium, 7U, -1));
     const uint32_t batch_admitted = bus.PublishBatch(batch.data(), 8U, 6U);
     report.admitted += batch_admitted;
     report.refused += 8U - batch_admitted;
@@ -425,15 +422,15 @@ TYPED_TEST(NoAllocationTest, NothingAllocatesAfterConstruction) {
     const mccc::BusStatisticsSnapshot statistics = bus->GetStatistics();
     static_cast<void>(statistics);
     bus->ResetStatistics();
-    bus->SetPerformanceMode(mccc::PerformanceMode::NO_STATS);
-    bus->SetPerformanceMode(mccc::PerformanceMode::FULL_FEATURED);
+    bus->SetPerformanceMode(mccc::PerformanceMode::kNoStats);
+    bus->SetPerformanceMode(mccc::PerformanceMode::kFullFeatured);
     bus->WakeConsumer();
     static_cast<void>(bus->WaitForMessages(0U));
     consumer = scope.Stop();
   }
   EXPECT_EQ(dispatched, producer.admitted);
   // The callbacks saw the first batch, the visitor the second; the rest went to no subscriber.
-  // A batch takes up to kBatchSize LOW/MEDIUM messages and, with a HIGH lane, as many HIGH ones.
+  // A batch takes up to kBatchSize LOW/MEDIUM messages and, with a HIGH ring, as many HIGH ones.
   const uint64_t high = TestFixture::Bus::kHighQueueDepth > 0U ? producer.high_admitted : 0U;
   const uint64_t two_batches = 2U * Traits::kBatchSize;
   EXPECT_EQ(samples + commands, std::min<uint64_t>(high, two_batches) +
@@ -580,9 +577,8 @@ struct LoanedMap {  // 1 KB or more: the pool hands out its lowest free block
   uint8_t cells[2048];
 };
 using LoanPayload = std::variant<Sample, mccc::Loaned<LoanedScan>, mccc::Loaned<LoanedMap>>;
-struct LoanTraits : MultiProducerTraits {
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<LoanedScan, 16U>, mccc::PoolOf<LoanedMap, 4U>>;
-};
+using LoanTraits = mccc_test::WithLoans<MultiProducerTraits, mccc::PoolOf<LoanedScan, 16U>,
+                                        mccc::PoolOf<LoanedMap, 4U>>;
 
 // G-22: loans allocate nothing either (loan, publish, refusal, dispatch, retain, return)
 TEST(NoAllocation, LoansAllocateNothing) {
