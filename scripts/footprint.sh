@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Program name suffixes: ring slots, with the default 16-slot HIGH lane unless said otherwise.
-readonly VARIANTS=(64 64_no_high_lane 256 1024)
+readonly VARIANTS=(64 64_no_high_ring 256 1024)
 readonly BUILD_DIR=build/mcu
 
 say() {

@@ -2,7 +2,7 @@
 // The original MCCC's names reached through <mccc/mccc.hpp>, used the way its users use them:
 // the process-wide bus of a payload (Instance()), drained before each test, and the bus's
 // upper-case constants. docs/migrating.md explains each name and each difference.
-// Built twice: with the default HIGH lane (compat_original_api) and with MCCC_HIGH_QUEUE_DEPTH=0
+// Built twice: with the default HIGH ring (compat_original_api) and with MCCC_HIGH_QUEUE_DEPTH=0
 // (compat_original_semantics), the one macro that restores the original's single FIFO in which
 // HIGH is admitted up to HIGH_PRIORITY_THRESHOLD.
 #include <mccc/mccc.hpp>

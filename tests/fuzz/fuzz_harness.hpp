@@ -31,9 +31,9 @@ class Harness {
   static constexpr uint32_t kPerType = Bus::TraitsType::kMaxCallbacksPerType;
   static constexpr uint32_t kMaxOps = 4096U;
   static constexpr uint64_t kHighDepth = Bus::kHighQueueDepth;
-  static constexpr bool kHighLane = kHighDepth > 0U;
+  static constexpr bool kHighRing = kHighDepth > 0U;
   // Several rings: ids are given at delivery, and kQueueFull reports the next one to deliver.
-  static constexpr bool kDeliveryOrderIds = kHighLane || Bus::LaneCount() > 0U;
+  static constexpr bool kDeliveryOrderIds = kHighRing || Bus::LaneCount() > 0U;
   static constexpr uint64_t kPool = Bus::TraitsType::kCloudBlocks;  // blocks of Cloud's pool
 
   Harness(Input& in, bool near_wrap, uint8_t wrap_distance, bool drain_at_end);
@@ -80,7 +80,7 @@ class Harness {
 
   bool Reporting() const { return mode_ != PerformanceMode::kBareMetal && error_callback_set_; }
 
-  static bool IsHighLane(MessagePriority priority);
+  static bool IsHighRing(MessagePriority priority);
 
   std::deque<ModelMessage>& FifoFor(MessagePriority priority);
 

@@ -88,7 +88,7 @@ void Harness<Bus>::CheckIntrospection() {
   // Each ring against its own capacity; the fuller one is reported (the others are empty).
   uint64_t percent = normal_.size() * 100U / normal_depth_;
   BackpressureLevel level = LevelOf(normal_.size(), normal_depth_);
-  if constexpr (kHighLane) {
+  if constexpr (kHighRing) {
     percent = std::max<uint64_t>(percent, high_.size() * 100U / kHighDepth);
     const BackpressureLevel high_level = LevelOf(high_.size(), kHighDepth);
     level = static_cast<uint8_t>(high_level) > static_cast<uint8_t>(level) ? high_level : level;

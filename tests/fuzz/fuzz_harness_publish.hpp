@@ -216,18 +216,18 @@ void Harness<Bus>::ExpectPublish(bool admitted, const ModelMessage& m) {
 }
 
 template <typename Bus>
-bool Harness<Bus>::IsHighLane(MessagePriority priority) {
-  return kHighLane && priority == MessagePriority::kHigh;
+bool Harness<Bus>::IsHighRing(MessagePriority priority) {
+  return kHighRing && priority == MessagePriority::kHigh;
 }
 
 template <typename Bus>
 std::deque<ModelMessage>& Harness<Bus>::FifoFor(MessagePriority priority) {
-  return IsHighLane(priority) ? high_ : normal_;
+  return IsHighRing(priority) ? high_ : normal_;
 }
 
 template <typename Bus>
 bool Harness<Bus>::Admits(MessagePriority priority, uint64_t extra) const {
-  if (IsHighLane(priority)) {
+  if (IsHighRing(priority)) {
     return high_.size() + extra < kHighDepth;  // the HIGH ring: while it has room, every mode
   }
   const uint64_t occupancy = normal_.size() + extra;

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Cloud has, per bus type: D8 5, D128 8, D8_SP 1, D128_SP 3, D8_POS32 2, D128_SP_POS32 6, D8_H4 4,
 # D128_SP_H8 8, D8_H4_L1 5, D128_L2 3, D8_POS32_H4 7, D128_POS32_H16_L1 70 blocks.
 D8, D128, D8_SP, D128_SP, D8_POS32, D128_SP_POS32 = range(6)
-# With a HIGH lane (H<slots>) and/or producer lanes (L<lanes>): see RunInput.
+# With a HIGH ring (H<slots>) and/or producer lanes (L<lanes>): see RunInput.
 D8_H4, D128_SP_H8, D8_H4_L1, D128_L2, D8_POS32_H4, D128_POS32_H16_L1 = range(6, 12)
 NEAR_WRAP = 0x40
 DRAIN = 0x80
@@ -179,7 +179,7 @@ SEEDS = {
     "position_wrap_32": header(D128_SP_POS32 | NEAR_WRAP | DRAIN, wrap_distance=20) + ERRORS_ON
     + subscribe(TEXT, form=0) + burst(60, PUBLISH, TEXT, HIGH) + drain() + STATS
     + burst(100, VARIANT, SMALL, LOW) + LOOK + STATS,
-    # HIGH lane: HIGH first, a HIGH flood ends a batch early, only a full HIGH lane refuses HIGH.
+    # HIGH ring: HIGH first, a HIGH flood ends a batch early, only a full HIGH ring refuses HIGH.
     "high_lane_depth8": header(D8_H4 | DRAIN) + ERRORS_ON + subscribe(SMALL) + subscribe(BIG)
     + burst(8, WITH_PRIORITY, SMALL, MEDIUM) + burst(6, FAST, BIG, HIGH) + LOOK + STATS
     + PROCESS + LOOK + PROCESS + burst(5, BATCH, SMALL, HIGH) + STATS + LOOK + process_with()
@@ -188,7 +188,7 @@ SEEDS = {
     "high_lane_single_producer_depth128": header(D128_SP_H8 | DRAIN) + ERRORS_ON
     + subscribe(TEXT, form=0) + burst(110, WITH_PRIORITY, TEXT, MEDIUM)
     + burst(12, VARIANT, TEXT, HIGH) + LOOK + PROCESS + PROCESS + STATS + drain(0x33) + STATS,
-    # Producer lanes: this thread's LOW/MEDIUM on its lane, HIGH on the HIGH lane (or the lane).
+    # Producer lanes: this thread's LOW/MEDIUM on its lane, HIGH on the HIGH ring (or the lane).
     "lane_and_high_lane_depth8": header(D8_H4_L1 | DRAIN) + ERRORS_ON + subscribe(SMALL)
     + burst(9, WITH_PRIORITY, SMALL, LOW) + burst(9, WITH_PRIORITY, SMALL, MEDIUM)
     + burst(6, LVALUE, SMALL, HIGH) + LOOK + STATS + PROCESS + LOOK + burst(4, BATCH, SMALL, MEDIUM)
@@ -227,7 +227,7 @@ SEEDS = {
                                              wrap_distance=7) + ERRORS_ON + subscribe(SMALL)
     + b"".join(publish(EMPLACE, SMALL, p, 0x80 | i) for i, p in enumerate((MEDIUM, HIGH) * 10))
     + PROCESS + LOOK + STATS + drain() + STATS,
-    # A HIGH flood that never pauses: the HIGH lane (4 slots) topped up before every batch of 3,
+    # A HIGH flood that never pauses: the HIGH ring (4 slots) topped up before every batch of 3,
     # so each batch uses up its HIGH share with HIGH still ready; LOW/MEDIUM get one message each
     # time 4 HIGH went since the last (shared ring, then a producer lane), in both dispatch modes.
     "high_flood_turns_depth8": header(D8_H4 | DRAIN) + ERRORS_ON + subscribe(SMALL)
@@ -280,8 +280,8 @@ SEEDS = {
     + STATS + mode(2) + loan(LOW) + loan(LOW) + loan(LOW) + STATS + publish_loan(0, L_PUBLISH)
     + publish_loan(0, L_FAST, LOW) + mode(0) + loan(HIGH) + drop_loan() + drain() + STATS
     + publish_loan(0, L_EMPTY, INVALID) + ERRORS_OFF + loan(LOW) + loan(LOW) + STATS,
-    # Pool of 70 (several bitmap words) behind a HIGH lane of 16 and a producer lane: a HIGH
-    # flood of loans fills the HIGH lane (the refused loans stay held), callbacks that unsubscribe
+    # Pool of 70 (several bitmap words) behind a HIGH ring of 16 and a producer lane: a HIGH
+    # flood of loans fills the HIGH ring (the refused loans stay held), callbacks that unsubscribe
     # and subscribe while loans are dispatched.
     "loans_many_blocks_high_lane": header(D128_POS32_H16_L1 | NEAR_WRAP | DRAIN, wrap_distance=9)
     + ERRORS_ON + subscribe(CLOUD, form=1, action=3, action_mod=2)

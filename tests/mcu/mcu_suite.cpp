@@ -24,7 +24,7 @@
 // Each case runs on every configuration below (RunConfiguration):
 //   single_core                the bare-metal defaults for one core: compact envelopes, the HIGH
 //                              ring, the PRIMASK critical section, 32-bit positions
-//   single_core_no_high_lane   HIGH shares the ring
+//   single_core_no_high_ring   HIGH shares the ring
 //   single_core_full_envelope  full envelopes in the slots (envelope-taking subscribers)
 //   single_core_ldrex_strex    no critical section: LDREX/STREX read-modify-writes (M3/M4 only)
 //   default_traits             the multi-core defaults with depth 64 (M3/M4 only)
@@ -89,7 +89,7 @@ int main() {
   using namespace mcu_suite;  // NOLINT(google-build-using-namespace): the configurations
   mcu::Print("mccc bare-metal suite, " MCU_SUITE_CORE_NAME "\nbus bytes (without/with loans):");
   PrintSize<SingleCore>();
-  PrintSize<NoHighLane>();
+  PrintSize<NoHighRing>();
   PrintSize<FullEnvelope>();
 #if MCU_SUITE_HAS_ATOMIC_RMW
   PrintSize<ExclusiveAccess>();
@@ -97,7 +97,7 @@ int main() {
 #endif
   mcu::Print("\n");
   RunConfiguration<SingleCore>();
-  RunConfiguration<NoHighLane>();
+  RunConfiguration<NoHighRing>();
   RunConfiguration<FullEnvelope>();
 #if MCU_SUITE_HAS_ATOMIC_RMW
   RunConfiguration<ExclusiveAccess>();

@@ -73,7 +73,7 @@ struct SingleCoreTraits : mccc::DefaultBusTraits {
 };
 
 /// Without a HIGH ring: HIGH shares the ring and is only favoured by admission.
-struct NoHighLaneTraits : SingleCoreTraits {
+struct NoHighRingTraits : SingleCoreTraits {
   static constexpr std::uint32_t kHighQueueDepth = 0U;
 };
 
@@ -107,10 +107,10 @@ struct SingleCore {
   using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<SingleCoreTraits>>;
   static constexpr const char* kName = "single_core";
 };
-struct NoHighLane {
-  using Bus = mccc::AsyncBus<Payload, NoHighLaneTraits>;
-  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<NoHighLaneTraits>>;
-  static constexpr const char* kName = "single_core_no_high_lane";
+struct NoHighRing {
+  using Bus = mccc::AsyncBus<Payload, NoHighRingTraits>;
+  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<NoHighRingTraits>>;
+  static constexpr const char* kName = "single_core_no_high_ring";
 };
 struct FullEnvelope {
   using Bus = mccc::AsyncBus<Payload, FullEnvelopeTraits>;
@@ -144,7 +144,7 @@ struct DefaultTraits {
 static_assert(sizeof(SingleCore::Bus::Position) == 4U,
               "Cortex-M has no lock-free 64-bit atomics: positions must default to 32 bits");
 static_assert(SingleCore::Bus::kHighQueueDepth > 0U && SingleCore::Bus::kCompactEnvelope,
-              "the bare-metal defaults: a HIGH lane and compact envelopes");
+              "the bare-metal defaults: a HIGH ring and compact envelopes");
 static_assert(!std::is_same_v<SingleCore::Bus::CriticalSection, mccc::NoCriticalSection>,
               "a single-core bus on Cortex-M uses the PRIMASK critical section by default");
 
@@ -157,14 +157,14 @@ constexpr std::uint32_t kTickPeriodCycles = 480U;
 #if MCU_SUITE_HAS_ATOMIC_RMW
 #define MCU_SUITE_INSTANTIATE_CASE(Case)              \
   template void Case<::mcu_suite::SingleCore>();      \
-  template void Case<::mcu_suite::NoHighLane>();      \
+  template void Case<::mcu_suite::NoHighRing>();      \
   template void Case<::mcu_suite::FullEnvelope>();    \
   template void Case<::mcu_suite::ExclusiveAccess>(); \
   template void Case<::mcu_suite::DefaultTraits>()
 #else
 #define MCU_SUITE_INSTANTIATE_CASE(Case)         \
   template void Case<::mcu_suite::SingleCore>(); \
-  template void Case<::mcu_suite::NoHighLane>(); \
+  template void Case<::mcu_suite::NoHighRing>(); \
   template void Case<::mcu_suite::FullEnvelope>()
 #endif
 
@@ -192,9 +192,9 @@ struct ArenaFor {
   }();
 };
 #if MCU_SUITE_HAS_ATOMIC_RMW
-using Arena = ArenaFor<SingleCore, NoHighLane, FullEnvelope, ExclusiveAccess, DefaultTraits>;
+using Arena = ArenaFor<SingleCore, NoHighRing, FullEnvelope, ExclusiveAccess, DefaultTraits>;
 #else
-using Arena = ArenaFor<SingleCore, NoHighLane, FullEnvelope>;
+using Arena = ArenaFor<SingleCore, NoHighRing, FullEnvelope>;
 #endif
 /// Holds the bus of the running case (mcu_suite_support.cpp).
 alignas(Arena::kAlign) extern unsigned char g_arena[Arena::kBytes];
@@ -321,7 +321,7 @@ template <typename Bus>
 struct Limits {
   using Admission = typename Bus::Admission;
   static constexpr std::uint32_t kDepth = Bus::kQueueDepth;
-  static constexpr std::uint32_t kHighLane = Bus::kHighQueueDepth;
+  static constexpr std::uint32_t kHighRing = Bus::kHighQueueDepth;
   static constexpr std::uint32_t kLow = FirstOccupancyAtPercent(kDepth, Admission::kLowPercent);
   static constexpr std::uint32_t kMedium =
       FirstOccupancyAtPercent(kDepth, Admission::kMediumPercent);

@@ -45,10 +45,10 @@ void AdmissionAtEveryThreshold() {
 
   // HIGH: a ring of its own, or the shared ring up to the HIGH limit.
   const std::uint32_t high_admitted = PublishUntilRefused(bus, MessagePriority::kHigh, sequence);
-  if constexpr (L::kHighLane > 0U) {
-    CHECK_EQ(high_admitted, L::kHighLane);
-    CHECK_EQ(bus.HighRingOccupancy(), L::kHighLane);
-    CHECK_EQ(bus.QueueOccupancy(), L::kMedium + L::kHighLane);
+  if constexpr (L::kHighRing > 0U) {
+    CHECK_EQ(high_admitted, L::kHighRing);
+    CHECK_EQ(bus.HighRingOccupancy(), L::kHighRing);
+    CHECK_EQ(bus.QueueOccupancy(), L::kMedium + L::kHighRing);
   } else {
     CHECK_EQ(high_admitted, L::kHigh - L::kMedium);
     CHECK_EQ(bus.HighRingOccupancy(), 0U);
@@ -74,7 +74,7 @@ void AdmissionAtEveryThreshold() {
   CHECK_EQ(DrainInto(bus, g_log), L::kMedium + high_admitted);
   for (std::uint32_t i = 0U; i < g_log.size; ++i) {
     std::uint32_t expected = i;
-    if (L::kHighLane > 0U) {
+    if (L::kHighRing > 0U) {
       expected = i < high_admitted ? L::kMedium + i : i - high_admitted;
     }
     if (!CHECK_EQ(g_log.items[i].value, expected) || !CHECK_EQ(g_log.items[i].msg_id, i + 1U)) {
@@ -106,10 +106,10 @@ void AdmissionAtEveryThreshold() {
   CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kLow, sequence), L::kDepth);
   CHECK(!bus.PublishWithPriority(Sample{kMainStream, 0U, sequence}, kMainSender,
                                  MessagePriority::kMedium));
-  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kHigh, sequence), L::kHighLane);
+  CHECK_EQ(PublishUntilRefused(bus, MessagePriority::kHigh, sequence), L::kHighRing);
   CHECK_EQ(Errors(BusError::kQueueFull), reported);
   CheckSameCounts(bus.GetStatistics(), before);
-  CHECK_EQ(Drain(bus), L::kDepth + L::kHighLane);
+  CHECK_EQ(Drain(bus), L::kDepth + L::kHighRing);
   bus.SetPerformanceMode(PerformanceMode::kFullFeatured);
 }
 
@@ -140,15 +140,15 @@ void BackpressureAtEveryOccupancy() {
   CHECK_EQ(Drain(bus), L::kDepth);
   CHECK_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kNormal);
 
-  if constexpr (L::kHighLane > 0U) {
-    for (std::uint32_t occupancy = 0U; occupancy <= L::kHighLane; ++occupancy) {
+  if constexpr (L::kHighRing > 0U) {
+    for (std::uint32_t occupancy = 0U; occupancy <= L::kHighRing; ++occupancy) {
       if (!CHECK_EQ(bus.GetBackpressureLevel(),
-                    ExpectedLevel<typename L::Admission>(occupancy, L::kHighLane)) ||
-          !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / L::kHighLane) ||
+                    ExpectedLevel<typename L::Admission>(occupancy, L::kHighRing)) ||
+          !CHECK_EQ(bus.QueueUtilizationPercent(), occupancy * 100U / L::kHighRing) ||
           !CHECK_EQ(bus.HighRingOccupancy(), occupancy)) {
         break;
       }
-      if (occupancy < L::kHighLane &&
+      if (occupancy < L::kHighRing &&
           !CHECK(bus.PublishWithPriority(Sample{kMainStream, 0U, sequence++}, kMainSender,
                                          MessagePriority::kHigh))) {
         break;
@@ -158,7 +158,7 @@ void BackpressureAtEveryOccupancy() {
     const std::uint32_t warning = FirstOccupancyAtPercent(L::kDepth, L::Admission::kWarningPercent);
     CHECK_EQ(PublishCount(bus, MessagePriority::kLow, warning, sequence), warning);
     CHECK_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kFull);
-    CHECK_EQ(Drain(bus), warning + L::kHighLane);
+    CHECK_EQ(Drain(bus), warning + L::kHighRing);
     CHECK_EQ(bus.GetBackpressureLevel(), BackpressureLevel::kNormal);
   }
 }
@@ -227,7 +227,7 @@ void PublishBatchAdmitsAPrefix() {
 
   // HIGH: the HIGH ring's room, or the ring up to the HIGH limit (all 40 from empty).
   const std::uint32_t high = bus.PublishBatch(batch, kBatch, kMainSender, MessagePriority::kHigh);
-  CHECK_EQ(high, L::kHighLane > 0U ? L::kHighLane : kBatch);
+  CHECK_EQ(high, L::kHighRing > 0U ? L::kHighRing : kBatch);
   CHECK_EQ(Drain(bus), high);
 
   // More than the ring holds, in kBareMetal: exactly the capacity.

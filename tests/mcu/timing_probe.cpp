@@ -20,7 +20,7 @@
 // product would build it: no test hooks, no assertions.
 //
 // What is measured, per configuration (the bare-metal defaults for one core, depth 256, a
-// 16-slot HIGH lane, compact envelopes, NullClock):
+// 16-slot HIGH ring, compact envelopes, NullClock):
 //   single_core          the PRIMASK critical section for every read-modify-write
 //   single_core_ldrex    no critical section: LDREX/STREX read-modify-writes
 //   single_producer      single_core with kSingleProducer (no claim loop)
@@ -469,7 +469,7 @@ void MeasurePublishing() {
       refused.Add(Measure<&OpPublish<Bus>>());
       CHECK_EQ(g_result, 0U);
     }
-    // HIGH: the HIGH lane, to its capacity.
+    // HIGH: the HIGH ring, to its capacity.
     std::uint32_t high = 0U;
     for (;;) {
       const std::uint32_t count = Measure<&OpPublishHigh<Bus>>();

@@ -79,7 +79,7 @@ using Payload = std::variant<SensorSample, MotorCommand>;
 /// The traits docs/porting.md suggests for one core; everything
 /// else is the bare-metal default (compact envelopes, NullClock, PRIMASK). The application
 /// dispatches with a visitor, so one subscriber per type is the table it needs.
-/// FOOTPRINT_HIGH_SLOTS: the HIGH lane (the bare-metal default is 16 slots; 0 = none).
+/// FOOTPRINT_HIGH_SLOTS: the HIGH ring (the bare-metal default is 16 slots; 0 = none).
 template <std::uint32_t kSlots>
 struct FootprintTraits : mccc::DefaultBusTraits {
   static constexpr std::uint32_t kQueueDepth = kSlots;
