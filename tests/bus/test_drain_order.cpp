@@ -71,6 +71,17 @@ constexpr int kShared = 2000;
 constexpr int kLane0 = 3000;
 constexpr int kLane1 = 4000;
 
+// A HIGH flood: one HIGH message now, and the returned callback publishes the next one each
+// time a HIGH message is dispatched, so the HIGH ring is never empty.
+std::function<void(int)> StartHighFlood(FakeRing& high) {
+  high.Push(kHigh);
+  return [&high, next = kHigh + 1](int value) mutable {
+    if (value >= kHigh && value < kShared) {
+      high.Push(next++);
+    }
+  };
+}
+
 template <typename Drain, typename Rings>
 std::vector<int> RunBatch(Drain& drain, Rings& rings,
                           const std::function<void(int)>& on_dispatch = nullptr) {
@@ -136,14 +147,7 @@ TEST(DrainOrder, AHighFloodLetsOneLowMediumThroughEveryHighRingOfHigh) {
   for (int i = 0; i < 8; ++i) {
     rings.shared.Push(kShared + i);
   }
-  // A flood: every HIGH dispatch publishes the next HIGH, so the HIGH ring is never empty.
-  int next_high = 0;
-  rings.high.Push(kHigh + next_high++);
-  const auto flood = [&](int value) {
-    if (value >= kHigh && value < kShared) {
-      rings.high.Push(kHigh + next_high++);
-    }
-  };
+  const auto flood = StartHighFlood(rings.high);
   std::vector<uint32_t> low_medium_per_batch;
   for (int batch = 0; batch < 8; ++batch) {
     const auto order = RunBatch(drain, rings, flood);
@@ -195,13 +199,7 @@ TEST(DrainOrder, WithLanesAHighFloodStillLetsOneLowMediumThroughPerTurn) {
     rings.lanes[0].Push(kLane0 + i);
     rings.shared.Push(kShared + i);
   }
-  int next_high = 0;
-  rings.high.Push(kHigh + next_high++);
-  const auto flood = [&](int value) {
-    if (value >= kHigh && value < kShared) {
-      rings.high.Push(kHigh + next_high++);
-    }
-  };
+  const auto flood = StartHighFlood(rings.high);
   // HIGH depth 4 = one batch of HIGH: every batch is a turn, and each lets exactly one
   // LOW/MEDIUM message through, from the rings in turn.
   for (int batch = 0; batch < 4; ++batch) {
