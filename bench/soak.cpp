@@ -182,7 +182,8 @@ using Bus = mccc::AsyncBus<Payload>;  // default traits: 131072 slots
 
 MessagePriority PriorityFor(uint32_t producer, uint32_t seq) noexcept {
   const uint64_t h = Mix(Key(producer, seq) ^ 0x51A4U) % 10U;
-  return h < 2U ? MessagePriority::kHigh : (h < 7U ? MessagePriority::kMedium : MessagePriority::kLow);
+  return h < 2U ? MessagePriority::kHigh
+                : (h < 7U ? MessagePriority::kMedium : MessagePriority::kLow);
 }
 
 constexpr uint32_t SenderId(uint32_t producer) noexcept {

@@ -40,7 +40,8 @@ inline constexpr std::array<PriorityClass, kPriorityCount> kPriorityClasses{{
 namespace detail {
 
 template <std::size_t... kIndex>
-constexpr bool RoutesToHighRing(MessagePriority priority, std::index_sequence<kIndex...>) noexcept {
+constexpr bool RoutesToHighRing(MessagePriority priority,
+                                std::index_sequence<kIndex...> /*indices*/) noexcept {
   // Each class's route is a constant: the fold leaves one compare per HIGH-ring class.
   return ((kPriorityClasses[kIndex].route == PriorityRoute::kHighRing &&
            priority == static_cast<MessagePriority>(kIndex)) ||

@@ -13,10 +13,10 @@
 /// The parts below them: ring/ (the rings), admission/ (thresholds, the priority table),
 /// statistics/, dispatch/ (subscription table, visitor), wakeup/ (consumer parking), loans/.
 ///
-/// Thread-safety summary: Publish*, MakeProducer, Subscribe, SubscribeScoped, Unsubscribe, the queue snapshots
-/// (MarkClaimed and HasConsumed included), statistics, SetPerformanceMode and SetErrorCallback are
-/// thread-safe (any thread, any time); a Producer handle is used by one thread at a time.
-/// ProcessBatch, ProcessBatchWith and WaitForMessages belong to the one consumer thread.
+/// Thread-safety summary: Publish*, MakeProducer, Subscribe, SubscribeScoped, Unsubscribe, the
+/// queue snapshots (MarkClaimed and HasConsumed included), statistics, SetPerformanceMode and
+/// SetErrorCallback are thread-safe (any thread, any time); a Producer handle is used by one thread
+/// at a time. ProcessBatch, ProcessBatchWith and WaitForMessages belong to the one consumer thread.
 #ifndef MCCC_BUS_ASYNC_BUS_HPP_
 #define MCCC_BUS_ASYNC_BUS_HPP_
 

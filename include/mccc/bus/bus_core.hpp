@@ -25,10 +25,12 @@
 namespace mccc {
 namespace detail {
 
-/// @brief The bus's state and shared steps. `Config`: a BusConfig.
+/// @brief The bus's state and shared steps. `Config`: a BusConfig. Every member is public: this
+/// is the state the layers above share (publish_path.hpp inherits it protected, and AsyncBus
+/// inherits the layers privately, so users never reach it).
 template <typename Config>
 class BusCore : protected Config::PoolSet {
- protected:
+ public:
   using PoolSet = typename Config::PoolSet;
   using Position = typename Config::Position;
   using Ids = MessageIds<Position, Config::kSingleCore, Config::kLine, Config::kProducerAssignsIds,

@@ -140,7 +140,9 @@ class ConsumePath : public PublishPath<Config> {
   /// @brief Makes the consumer's current or next WaitForMessages return (e.g. to notice a stop
   /// request set before this call). A request made before the consumer parks is not lost.
   /// Thread-safe.
-  void WakeConsumer() noexcept { this->parking_.RequestWake(); }
+  void WakeConsumer() noexcept {
+    this->parking_.RequestWake();
+  }
 
  private:
   /// ProcessBatch / ProcessBatchWith called from one of their own callbacks: nothing is

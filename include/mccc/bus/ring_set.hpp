@@ -19,6 +19,7 @@
 #include "mccc/admission/priority_table.hpp"
 #include "mccc/config.hpp"
 #include "mccc/message.hpp"
+#include "mccc/ring/mpsc_ring.hpp"
 
 namespace mccc {
 namespace detail {
@@ -159,6 +160,7 @@ class RingSet {
     static_assert(kHasHighRing || sizeof(Position) == 0U, "mccc: this bus has no HIGH ring");
     return high_ring_;
   }
+  // cppcheck-suppress functionStatic ; false positive: reads lanes_, called only with lanes
   Lane& LaneAt(uint32_t index) noexcept { return lanes_[index]; }
 
   /// @brief Consumer: true when a message is ready in any ring.
