@@ -38,17 +38,65 @@ class ConsumePath : public PublishPath<Config> {
   /// its callbacks ran. Returns the number dispatched. Consumer thread only (a debug build
   /// asserts on a second thread; re-entry from a callback dispatches nothing and reports
   /// kReentrantCall).
-  uint32_t ProcessBatch() noexcept {
+  // Inline up to the readiness check, so that an empty poll (a consumer that spins on this
+  // call) costs a few loads and no call; the batch itself is one call.
+  MCCC_ALWAYS_INLINE uint32_t ProcessBatch() noexcept {
+    if (!this->rings_.HasReadyElement()) {
+      return FinishEmptyPoll();
+    }
+    // Re-entry is checked after the readiness check and is still always caught: inside a
+    // callback, the ring being consumed shows the message under dispatch as ready (a ring's
+    // consumer position moves at the end of its part of the batch).
     if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
       return RefuseReentry();
     }
-    Scope scope(this->guard_);
-    if (!this->table_.LightBatchMarks() && !this->rings_.HasReadyElement()) {
-      // Nothing to do: skip the batch start's locked read-modify-write, but finish what an
-      // earlier batch end could not (a removed callable whose reclaim found the table busy).
-      this->table_.ReclaimIfPending();
-      return 0U;
+    return DispatchBatch();
+  }
+
+  /// @brief Dispatches up to kBatchSize messages to `visitor`, which must have a handler for
+  /// every alternative (`(const T&)` or `(const T&, const MessageHeader&)`, returning void or
+  /// bool); use mccc::make_overloaded, with `[](const auto&) {}` to ignore the rest. No callback
+  /// table and no indirect call: handlers can inline. Consumer thread only.
+  template <typename Visitor>
+  MCCC_ALWAYS_INLINE uint32_t ProcessBatchWith(Visitor&& visitor) noexcept {
+    using V = std::remove_reference_t<Visitor>;
+    static_assert(VisitorCoversAll<V, Payload>::value,
+                  "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
+                  "alternative; add an overload taking (const T&) or (const T&, const "
+                  "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
+    if (!this->rings_.HasReadyElement()) {
+      return FinishEmptyPoll();
     }
+    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {  // as in ProcessBatch
+      return RefuseReentry();
+    }
+    return DispatchBatchTo(visitor);
+  }
+
+ private:
+  /// A poll that found no message ready: opens no batch, but finishes what an earlier batch end
+  /// could not (a removed callable whose reclaim found the table busy), inside the consumer's
+  /// scope (a capture's destructor that calls ProcessBatch is refused).
+  MCCC_ALWAYS_INLINE uint32_t FinishEmptyPoll() noexcept {
+    if (MCCC_UNLIKELY(this->table_.HasPendingReclaims())) {
+      // A removed callable's destructor, run by a reclaim, may call ProcessBatch: refused
+      // there, not reclaimed from inside the reclaim.
+      if (this->guard_.IsDispatching()) {
+        return RefuseReentry();
+      }
+      ReclaimOnEmptyPoll();
+    }
+    return 0U;
+  }
+
+  MCCC_NOINLINE void ReclaimOnEmptyPoll() noexcept {
+    Scope scope(this->guard_);
+    this->table_.ReclaimIfPending();
+  }
+
+  /// ProcessBatch's batch, once a message was ready.
+  uint32_t DispatchBatch() noexcept {
+    Scope scope(this->guard_);
     const bool opened = this->table_.BeginBatch();
     MCCC_ASSERT(opened,
                 "ProcessBatch entered by two threads at once; a bus has exactly one consumer "
@@ -72,20 +120,9 @@ class ConsumePath : public PublishPath<Config> {
     return processed;
   }
 
-  /// @brief Dispatches up to kBatchSize messages to `visitor`, which must have a handler for
-  /// every alternative (`(const T&)` or `(const T&, const MessageHeader&)`, returning void or
-  /// bool); use mccc::make_overloaded, with `[](const auto&) {}` to ignore the rest. No callback
-  /// table and no indirect call: handlers can inline. Consumer thread only.
+  /// ProcessBatchWith's batch, once a message was ready.
   template <typename Visitor>
-  uint32_t ProcessBatchWith(Visitor&& visitor) noexcept {
-    using V = std::remove_reference_t<Visitor>;
-    static_assert(VisitorCoversAll<V, Payload>::value,
-                  "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
-                  "alternative; add an overload taking (const T&) or (const T&, const "
-                  "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
-    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
-      return RefuseReentry();
-    }
+  uint32_t DispatchBatchTo(Visitor& visitor) noexcept {
     Scope scope(this->guard_);
     const PerformanceMode mode = this->LoadMode();
     uint32_t errors = 0U;
@@ -104,6 +141,7 @@ class ConsumePath : public PublishPath<Config> {
     return processed;
   }
 
+ public:
   /// @brief Consumer thread: returns true at once if a message is ready; otherwise sleeps until
   /// a producer publishes or `timeout_us` passes (Traits::ConsumerWait: a futex on Linux, a
   /// hook on an RTOS; at once with NoConsumerWait). Producers pay no system call or hook call

@@ -246,6 +246,13 @@ class SubscriptionTable {
   /// because the lock was busy (never waits for it).
   void ReclaimIfPending() noexcept { ReclaimPending(/*may_wait=*/false); }
 
+  /// @brief True when removed callables may wait for their reclaim (a hint: one relaxed load,
+  /// for an empty poll to skip ReclaimIfPending; the decision is re-made under the lock).
+  MCCC_ALWAYS_INLINE bool HasPendingReclaims() const noexcept {
+    // relaxed: a hint, as in ReclaimPending.
+    return pending_reclaims_.load(std::memory_order_relaxed) != 0U;
+  }
+
   /// @brief Consumer: marks the end of a dispatch batch and reclaims removed entries if the lock
   /// is free (never waits for it).
   /// Out of line: it runs once per batch, and inlined into ProcessBatch its reclaim path took

@@ -264,10 +264,11 @@ class MpscRing {
 
   /// @brief Consumer: true when the next position holds a published element. Single consumer.
   bool HasReadyElement() const noexcept {
-    const Slot& slot = slots_[static_cast<uint32_t>(consumer_.local_head) & kMask];
+    // The head is read once, before the acquire load (after it, it would be loaded again).
+    const Position head = consumer_.local_head;
+    const Slot& slot = slots_[static_cast<uint32_t>(head) & kMask];
     // acquire: pairs with the producer's release in TryPublish (same as ConsumeBatch).
-    return detail::LoadAcquire<kSingleCore>(slot.sequence) ==
-           static_cast<Position>(consumer_.local_head + 1U);
+    return detail::LoadAcquire<kSingleCore>(slot.sequence) == static_cast<Position>(head + 1U);
   }
 
   /// @brief What the consumer checks to know whether its next position is published: the slot's
