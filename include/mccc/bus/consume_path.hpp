@@ -40,15 +40,14 @@ class ConsumePath : public PublishPath<Config> {
   /// kReentrantCall).
   // Inline up to the readiness check, so that an empty poll (a consumer that spins on this
   // call) costs a few loads and no call; the batch itself is one call.
-  MCCC_ALWAYS_INLINE uint32_t ProcessBatch() noexcept {
-    if (!this->rings_.HasReadyElement()) {
-      return FinishEmptyPoll();
-    }
-    // Re-entry is checked after the readiness check and is still always caught: inside a
-    // callback, the ring being consumed shows the message under dispatch as ready (a ring's
-    // consumer position moves at the end of its part of the batch).
+  uint32_t ProcessBatch() noexcept {
+    // Re-entry first: inside a callback the rings may look empty (a full ring's slots are
+    // reused while its batch goes on), and a re-entrant call is refused and reported anyway.
     if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
       return RefuseReentry();
+    }
+    if (!this->rings_.HasReadyElement()) {
+      return FinishEmptyPoll();
     }
     return DispatchBatch();
   }
@@ -58,17 +57,17 @@ class ConsumePath : public PublishPath<Config> {
   /// bool); use mccc::make_overloaded, with `[](const auto&) {}` to ignore the rest. No callback
   /// table and no indirect call: handlers can inline. Consumer thread only.
   template <typename Visitor>
-  MCCC_ALWAYS_INLINE uint32_t ProcessBatchWith(Visitor&& visitor) noexcept {
+  uint32_t ProcessBatchWith(Visitor&& visitor) noexcept {
     using V = std::remove_reference_t<Visitor>;
     static_assert(VisitorCoversAll<V, Payload>::value,
                   "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
                   "alternative; add an overload taking (const T&) or (const T&, const "
                   "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
-    if (!this->rings_.HasReadyElement()) {
-      return FinishEmptyPoll();
-    }
     if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {  // as in ProcessBatch
       return RefuseReentry();
+    }
+    if (!this->rings_.HasReadyElement()) {
+      return FinishEmptyPoll();
     }
     return DispatchBatchTo(visitor);
   }
@@ -79,11 +78,6 @@ class ConsumePath : public PublishPath<Config> {
   /// scope (a capture's destructor that calls ProcessBatch is refused).
   MCCC_ALWAYS_INLINE uint32_t FinishEmptyPoll() noexcept {
     if (MCCC_UNLIKELY(this->table_.HasPendingReclaims())) {
-      // A removed callable's destructor, run by a reclaim, may call ProcessBatch: refused
-      // there, not reclaimed from inside the reclaim.
-      if (this->guard_.IsDispatching()) {
-        return RefuseReentry();
-      }
       ReclaimOnEmptyPoll();
     }
     return 0U;
