@@ -128,6 +128,39 @@ TEST(Reentry, ProcessBatchFromACallbackIsRefusedAndReported) {
   EXPECT_EQ(ErrorLog::seen[0].second, 5U);
 }
 
+// G-27 on a full ring: producers reuse the slots a batch has already consumed while the batch
+// goes on, so a re-entrant call can find the next position's slot holding a later lap. It is
+// refused and reported all the same (the re-entry check does not rely on the rings).
+TEST(Reentry, ProcessBatchFromACallbackIsRefusedWhileProducersReuseTheBatchsSlots) {
+  using FullTraits = mccc_test::SharedRing<8U>;  // one ring of 8: MEDIUM admitted below 7
+  auto bus = std::make_unique<mccc::AsyncBus<Payload, FullTraits>>();
+  ErrorLog::seen.clear();
+  bus->SetErrorCallback(&ErrorLog::Record);
+  std::vector<uint32_t> order;
+  uint32_t inner = 7U;
+  static_cast<void>(bus->Subscribe<Msg>([&](const Msg& m) {
+    order.push_back(m.seq);
+    if (m.seq == 2U) {
+      // Two messages consumed: positions 7 and 8 are admitted, and 8 takes position 0's slot.
+      EXPECT_TRUE(bus->Publish(Msg{7U}, 1U));
+      EXPECT_TRUE(bus->Publish(Msg{8U}, 1U));
+      inner = bus->ProcessBatch();
+    }
+  }));
+  for (uint32_t i = 0U; i < 7U; ++i) {
+    ASSERT_TRUE(bus->Publish(Msg{i}, 1U));
+  }
+  ASSERT_FALSE(bus->Publish(Msg{99U}, 1U)) << "the ring must be at MEDIUM's limit";
+  ErrorLog::seen.clear();  // the refusal above
+  while (bus->ProcessBatch() != 0U) {
+  }
+  EXPECT_EQ(order, (std::vector<uint32_t>{0U, 1U, 2U, 3U, 4U, 5U, 6U, 7U, 8U}));
+  EXPECT_EQ(inner, 0U);
+  ASSERT_EQ(ErrorLog::seen.size(), 1U);
+  EXPECT_EQ(ErrorLog::seen[0].first, mccc::BusError::kReentrantCall);
+  EXPECT_EQ(ErrorLog::seen[0].second, 3U);  // msg_id of the message being dispatched (seq 2)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reclaim bound: a callable removed while the consumer runs it is destroyed by the end of that
 // batch, or at the latest by the consumer's next ProcessBatch call (an empty poll included).
