@@ -28,36 +28,12 @@
 #include <variant>
 #include <vector>
 
+#include "common/callgrind_counted.hpp"
 #include "mccc/mccc.hpp"
-
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define MCCC_PROFILE_HAVE_CALLGRIND 1
-#endif
-#endif
-#ifndef MCCC_PROFILE_HAVE_CALLGRIND
-#define MCCC_PROFILE_HAVE_CALLGRIND 0
-#endif
 
 namespace {
 
-/// Switches callgrind's instruction counting on for its lifetime (a no-op without valgrind).
-class Counted {
- public:
-  Counted() noexcept {
-#if MCCC_PROFILE_HAVE_CALLGRIND
-    CALLGRIND_START_INSTRUMENTATION;
-#endif
-  }
-  ~Counted() {
-#if MCCC_PROFILE_HAVE_CALLGRIND
-    CALLGRIND_STOP_INSTRUMENTATION;
-#endif
-  }
-  Counted(const Counted&) = delete;
-  Counted& operator=(const Counted&) = delete;
-};
+using mccc_bench::Counted;
 
 struct Sample {  // the competitive benchmark's 24-byte payload
   uint64_t seq;

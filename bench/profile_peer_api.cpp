@@ -23,17 +23,8 @@
 #include <cstring>
 #include <variant>
 
+#include "common/callgrind_counted.hpp"
 #include "mccc/message_bus.hpp"
-
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define MCCC_PEER_PROFILE_HAVE_CALLGRIND 1
-#endif
-#endif
-#ifndef MCCC_PEER_PROFILE_HAVE_CALLGRIND
-#define MCCC_PEER_PROFILE_HAVE_CALLGRIND 0
-#endif
 
 namespace {
 
@@ -51,22 +42,7 @@ using Payload = std::variant<Sample, Command, Status>;
 using Bus = mccc::AsyncBus<Payload>;
 using Envelope = mccc::MessageEnvelope<Payload>;
 
-/// Switches callgrind's instruction counting on for its lifetime (a no-op without valgrind).
-class Counted {
- public:
-  Counted() noexcept {
-#if MCCC_PEER_PROFILE_HAVE_CALLGRIND
-    CALLGRIND_START_INSTRUMENTATION;
-#endif
-  }
-  ~Counted() {
-#if MCCC_PEER_PROFILE_HAVE_CALLGRIND
-    CALLGRIND_STOP_INSTRUMENTATION;
-#endif
-  }
-  Counted(const Counted&) = delete;
-  Counted& operator=(const Counted&) = delete;
-};
+using mccc_bench::Counted;
 
 uint64_t g_checksum = 0U;
 
