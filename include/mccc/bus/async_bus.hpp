@@ -238,8 +238,8 @@ class AsyncBus : public detail::PublishApi<AsyncBus<PayloadVariant, Traits>,
         mode == PerformanceMode::kBareMetal ? Pool::kCapacity : Pool::Admission::LimitFor(priority);
     auto& pool = this->template PoolFor<T>();
     // On a refusal, a callback loaning from a pool whose blocks its own batch released (a relay
-    // forwarding what it receives) returns them and tries again. Only then: the marker is a
-    // variable of the consumer thread, which a producer should not read on every loan.
+    // forwarding what it receives) returns them and tries again. Only then: the check reads a
+    // thread-local variable, which a loan that is granted need not pay for.
     MessageLoan<T> granted(pool.TryLoanOrElse(
         priority, limit, mode == PerformanceMode::kFullFeatured,
         [this, &pool]() noexcept {
