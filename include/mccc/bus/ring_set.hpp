@@ -165,58 +165,21 @@ class RingSet {
 
   /// @brief Consumer: true when a message is ready in any ring.
   bool HasReadyElement() noexcept {
-    if (ring_.HasReadyElement()) {
-      return true;
-    }
-    if constexpr (kHasHighRing) {
-      if (high_ring_.HasReadyElement()) {
-        return true;
-      }
-    }
-    if constexpr (kHasLanes) {
-      for (auto& lane : lanes_) {
-        if (lane.HasReadyElement()) {
-          return true;
-        }
-      }
-    }
-    return false;
+    return AnyRing(*this, [](auto& ring) noexcept { return ring.HasReadyElement(); });
   }
 
   /// @brief Consumer: true when a producer has claimed work in any ring (the consumer's half of
   /// the sleep handshake; each ring's check is seq_cst, see there).
   bool HasClaimedWork() const noexcept {
-    if (ring_.HasClaimedWork()) {
-      return true;
-    }
-    if constexpr (kHasHighRing) {
-      if (high_ring_.HasClaimedWork()) {
-        return true;
-      }
-    }
-    if constexpr (kHasLanes) {
-      for (const auto& lane : lanes_) {
-        if (lane.HasClaimedWork()) {
-          return true;
-        }
-      }
-    }
-    return false;
+    return AnyRing(*this, [](const auto& ring) noexcept { return ring.HasClaimedWork(); });
   }
 
   // ---- Snapshots (any thread; stale as soon as they return) --------------------------------
 
   /// @brief Messages claimed and not yet consumed in every ring (a sum of snapshots).
   uint32_t Occupancy() const noexcept {
-    uint64_t occupancy = ring_.Occupancy();
-    if constexpr (kHasHighRing) {
-      occupancy += high_ring_.Occupancy();
-    }
-    if constexpr (kHasLanes) {
-      for (const auto& lane : lanes_) {
-        occupancy += lane.Occupancy();
-      }
-    }
+    uint64_t occupancy = 0U;
+    ForEachRing([&occupancy](const auto& ring, auto) noexcept { occupancy += ring.Occupancy(); });
     return static_cast<uint32_t>(occupancy);
   }
 
@@ -240,29 +203,19 @@ class RingSet {
 
   /// @brief The fullest ring's whole percentage of its own capacity.
   uint32_t UtilizationPercent() const noexcept {
-    uint32_t worst = Admission::UtilizationPercent(ring_.Occupancy());
-    if constexpr (kHasHighRing) {
-      worst = Worse(worst, HighAdmission::UtilizationPercent(high_ring_.Occupancy()));
-    }
-    if constexpr (kHasLanes) {
-      for (const auto& lane : lanes_) {
-        worst = Worse(worst, LaneAdmission::UtilizationPercent(lane.Occupancy()));
-      }
-    }
+    uint32_t worst = 0U;
+    ForEachRing([&worst](const auto& ring, auto admission) noexcept {
+      worst = Worse(worst, decltype(admission)::UtilizationPercent(ring.Occupancy()));
+    });
     return worst;
   }
 
   /// @brief The highest backpressure level among the rings, each against its own capacity.
   BackpressureLevel Backpressure() const noexcept {
-    BackpressureLevel worst = Admission::LevelFor(ring_.Occupancy());
-    if constexpr (kHasHighRing) {
-      worst = Worse(worst, HighAdmission::LevelFor(high_ring_.Occupancy()));
-    }
-    if constexpr (kHasLanes) {
-      for (const auto& lane : lanes_) {
-        worst = Worse(worst, LaneAdmission::LevelFor(lane.Occupancy()));
-      }
-    }
+    BackpressureLevel worst = BackpressureLevel::kNormal;
+    ForEachRing([&worst](const auto& ring, auto admission) noexcept {
+      worst = Worse(worst, decltype(admission)::LevelFor(ring.Occupancy()));
+    });
     return worst;
   }
 
@@ -309,6 +262,43 @@ class RingSet {
   }
 
  private:
+  /// Calls `visit(ring, admission)` for every ring: the shared ring, the HIGH ring, the lanes;
+  /// `admission` is a value of that ring's PriorityAdmission (its functions are static).
+  template <typename Visit>
+  void ForEachRing(Visit&& visit) const noexcept {
+    visit(ring_, Admission{});
+    if constexpr (kHasHighRing) {
+      visit(high_ring_, HighAdmission{});
+    }
+    if constexpr (kHasLanes) {
+      for (const auto& lane : lanes_) {
+        visit(lane, LaneAdmission{});
+      }
+    }
+  }
+
+  /// True when `test(ring)` holds for a ring, asked in ForEachRing's order up to the first that
+  /// does. `self`: this set, const or not (a lane's readiness check updates what it saw).
+  template <typename Self, typename Test>
+  static bool AnyRing(Self& self, Test&& test) noexcept {
+    if (test(self.ring_)) {
+      return true;
+    }
+    if constexpr (kHasHighRing) {
+      if (test(self.high_ring_)) {
+        return true;
+      }
+    }
+    if constexpr (kHasLanes) {
+      for (auto& lane : self.lanes_) {
+        if (test(lane)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /// True when consumer position `consumed` is at or past claim position `claimed` (modular:
   /// the two are never more than a ring's capacity apart in the direction that matters).
   static constexpr bool IsAtOrPast(Position consumed, Position claimed) noexcept {
