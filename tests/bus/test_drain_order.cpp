@@ -23,6 +23,12 @@ class FakeRing {
   };
 
   void Push(int value) { queue_.push_back(value); }
+  /// Pushes `count` elements numbered from `first`.
+  void PushRun(int first, int count) {
+    for (int i = 0; i < count; ++i) {
+      Push(first + i);
+    }
+  }
   std::size_t Size() const noexcept { return queue_.size(); }
 
   template <typename Visit>
@@ -100,9 +106,7 @@ TEST(DrainOrder, OneRingTakesUpToTheBatchSizeInOrder) {
   mccc::detail::DrainOrder<4U, 0U, 0U, uint32_t> drain;
   static_assert(decltype(drain)::kMostPerBatch == 4U, "one ring: kBatchSize per batch");
   FakeRings<0U> rings;
-  for (int i = 0; i < 6; ++i) {
-    rings.shared.Push(kShared + i);
-  }
+  rings.shared.PushRun(kShared, 6);
   EXPECT_EQ(RunBatch(drain, rings), (std::vector<int>{2000, 2001, 2002, 2003}));
   EXPECT_EQ(RunBatch(drain, rings), (std::vector<int>{2004, 2005}));
   EXPECT_TRUE(RunBatch(drain, rings).empty());
@@ -112,12 +116,8 @@ TEST(DrainOrder, HighReadyAtTheStartGoesFirstAndCountsApart) {
   mccc::detail::DrainOrder<4U, 8U, 0U, uint32_t> drain;
   static_assert(decltype(drain)::kMostPerBatch == 8U, "HIGH ring: kBatchSize of each");
   FakeRings<0U> rings;
-  for (int i = 0; i < 5; ++i) {
-    rings.shared.Push(kShared + i);
-  }
-  for (int i = 0; i < 3; ++i) {
-    rings.high.Push(kHigh + i);
-  }
+  rings.shared.PushRun(kShared, 5);
+  rings.high.PushRun(kHigh, 3);
   // Three HIGH first, then four LOW/MEDIUM: the HIGH ones do not use the LOW/MEDIUM budget.
   EXPECT_EQ(RunBatch(drain, rings), (std::vector<int>{1000, 1001, 1002, 2000, 2001, 2002, 2003}));
 }
@@ -125,9 +125,7 @@ TEST(DrainOrder, HighReadyAtTheStartGoesFirstAndCountsApart) {
 TEST(DrainOrder, AHighMessagePublishedByACallbackWaitsForNoFurtherLowMedium) {
   mccc::detail::DrainOrder<4U, 8U, 0U, uint32_t> drain;
   FakeRings<0U> rings;
-  for (int i = 0; i < 4; ++i) {
-    rings.shared.Push(kShared + i);
-  }
+  rings.shared.PushRun(kShared, 4);
   // The callback of the second LOW/MEDIUM message publishes HIGH: it is dispatched right after
   // that message, before the third (at most one LOW/MEDIUM dispatch between its publication and
   // its own, G-2).
@@ -144,9 +142,7 @@ TEST(DrainOrder, AHighFloodLetsOneLowMediumThroughEveryHighRingOfHigh) {
   constexpr uint32_t kHighDepth = 8U;
   mccc::detail::DrainOrder<kBatch, kHighDepth, 0U, uint32_t> drain;
   FakeRings<0U> rings;
-  for (int i = 0; i < 8; ++i) {
-    rings.shared.Push(kShared + i);
-  }
+  rings.shared.PushRun(kShared, 8);
   const auto flood = StartHighFlood(rings.high);
   std::vector<uint32_t> low_medium_per_batch;
   for (int batch = 0; batch < 8; ++batch) {
@@ -170,11 +166,9 @@ TEST(DrainOrder, LanesAndTheSharedRingShareABatchFromARotatingStart) {
   // Two lanes and the shared ring (index 2), batch 6: a first round of 2 each.
   mccc::detail::DrainOrder<6U, 0U, 2U, uint32_t> drain;
   FakeRings<2U> rings;
-  for (int i = 0; i < 10; ++i) {
-    rings.lanes[0].Push(kLane0 + i);
-    rings.lanes[1].Push(kLane1 + i);
-    rings.shared.Push(kShared + i);
-  }
+  rings.lanes[0].PushRun(kLane0, 10);
+  rings.lanes[1].PushRun(kLane1, 10);
+  rings.shared.PushRun(kShared, 10);
   EXPECT_EQ(RunBatch(drain, rings), (std::vector<int>{3000, 3001, 4000, 4001, 2000, 2001}));
   EXPECT_EQ(RunBatch(drain, rings), (std::vector<int>{4002, 4003, 2002, 2003, 3002, 3003}));
   EXPECT_EQ(RunBatch(drain, rings), (std::vector<int>{2004, 2005, 3004, 3005, 4004, 4005}));
@@ -183,9 +177,7 @@ TEST(DrainOrder, LanesAndTheSharedRingShareABatchFromARotatingStart) {
 TEST(DrainOrder, ASecondRoundGivesTheRestOfTheBatchToTheRingsThatHaveMore) {
   mccc::detail::DrainOrder<6U, 0U, 2U, uint32_t> drain;
   FakeRings<2U> rings;
-  for (int i = 0; i < 10; ++i) {
-    rings.lanes[0].Push(kLane0 + i);
-  }
+  rings.lanes[0].PushRun(kLane0, 10);
   rings.lanes[1].Push(kLane1);
   // Round one: lane 0 two, lane 1 its one, shared none; round two: lane 0 the remaining three.
   EXPECT_EQ(RunBatch(drain, rings), (std::vector<int>{3000, 3001, 4000, 3002, 3003, 3004}));
@@ -195,10 +187,8 @@ TEST(DrainOrder, WithLanesAHighFloodStillLetsOneLowMediumThroughPerTurn) {
   constexpr uint32_t kBatch = 4U;
   mccc::detail::DrainOrder<kBatch, 4U, 1U, uint32_t> drain;
   FakeRings<1U> rings;
-  for (int i = 0; i < 4; ++i) {
-    rings.lanes[0].Push(kLane0 + i);
-    rings.shared.Push(kShared + i);
-  }
+  rings.lanes[0].PushRun(kLane0, 4);
+  rings.shared.PushRun(kShared, 4);
   const auto flood = StartHighFlood(rings.high);
   // HIGH depth 4 = one batch of HIGH: every batch is a turn, and each lets exactly one
   // LOW/MEDIUM message through, from the rings in turn.

@@ -48,8 +48,7 @@ class MessageIds {
       : bias_(first_id - 1U - static_cast<uint64_t>(initial_position)),
         last_id_(first_id - 1U),
         delivered_mark_(initial_position),
-        id_base_(first_id - 1U - static_cast<uint64_t>(initial_position),
-                 static_cast<uint32_t>(initial_position)) {}
+        id_base_(bias_, static_cast<uint32_t>(initial_position)) {}  // bias_ is declared first
 
   /// @brief Producer: the id written into the header of the message claimed at `position`
   /// (0 unless the producer assigns ids: the consumer then completes it).
