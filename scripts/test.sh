@@ -153,7 +153,20 @@ first_missing_tool() {
 install_missing_packages
 check_cmake_version
 
+# What failed in a preset's workflow: its failed tests (CTest's list of the last run), or the
+# configure or build step when no test ran.
+failed_step_of() {
+  local preset=$1
+  local list="build/${preset}/Testing/Temporary/LastTestsFailed.log"
+  if [[ -s "${list}" ]]; then
+    printf '%s: failed tests: %s' "${preset}" "$(cut -d: -f2- "${list}" | paste -sd ' ' -)"
+  else
+    printf '%s: failed before its tests ran (configure or build; see its output above)' "${preset}"
+  fi
+}
+
 results=()
+failures=()
 failed=0
 for preset in "${presets[@]}"; do
   if missing_tool="$(first_missing_tool "${preset}")"; then
@@ -171,14 +184,20 @@ for preset in "${presets[@]}"; do
   start=${SECONDS}
   status=PASS
   say "==== cmake --workflow --preset ${preset} ===="
+  rm -f "build/${preset}/Testing/Temporary/LastTestsFailed.log"  # an earlier run's, if any
   if ! cmake --workflow --preset "${preset}"; then
     status=FAIL
     failed=1
+    failures+=("$(failed_step_of "${preset}")")
   fi
   results+=("${preset}=${status}($((SECONDS - start))s)")
 done
 
 if ((failed)); then
+  # Repeated at the end, where a log cut to its tail still shows which test failed.
+  for failure in "${failures[@]}"; do
+    say "${failure}"
+  done
   say "FAILED: ${results[*]} total $((SECONDS))s"
   exit 1
 fi

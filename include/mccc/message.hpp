@@ -74,6 +74,9 @@ enum class PerformanceMode : uint8_t {
   MCCC_COMPAT_PERFORMANCE_MODE_NAMES
 };
 
+/// The number of performance modes (kNoStats is the last).
+inline constexpr std::size_t kPerformanceModeCount = 3U;
+
 /// @brief Metadata of one message, filled in by the bus. An aggregate; a header declared without
 /// initializer (e.g. to call a handler in a test) is all zero with MEDIUM priority.
 struct MessageHeader {

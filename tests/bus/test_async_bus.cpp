@@ -515,6 +515,23 @@ TEST_F(AsyncBusTest, PerformanceModesChangeAdmissionAndCounting) {
   EXPECT_EQ(bus_->GetStatistics().medium_priority_published, 1U);
 }
 
+// A value outside the enumeration (a cast from a corrupted or newer configuration) indexes no
+// admission table: it is kept as kNoStats, which it always acted as.
+TEST_F(AsyncBusTest, AModeOutsideTheEnumerationIsKeptAsNoStatsAndAdmitsAsIt) {
+  bus_->SetErrorCallback(&ErrorLog::Record);
+  bus_->SetPerformanceMode(static_cast<Bus::PerformanceMode>(7));
+  EXPECT_EQ(bus_->GetPerformanceMode(), Bus::PerformanceMode::kNoStats);
+  for (uint32_t i = 0; i < 39U; ++i) {
+    ASSERT_TRUE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
+  }
+  EXPECT_FALSE(bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kLow));
+  EXPECT_EQ(ErrorLog::entries.size(), 1U);
+  const auto s = bus_->GetStatistics();
+  EXPECT_EQ(s.messages_published + s.messages_dropped, 0U);
+  bus_->SetPerformanceMode(static_cast<Bus::PerformanceMode>(255));
+  EXPECT_EQ(bus_->GetPerformanceMode(), Bus::PerformanceMode::kNoStats);
+}
+
 TEST_F(AsyncBusTest, StatisticsResetCountsFromZero) {
   bus_->Publish(MotorCmd{1}, 1U);
   bus_->PublishWithPriority(MotorCmd{1}, 1U, mccc::MessagePriority::kHigh);

@@ -238,6 +238,58 @@ TEST(BasicTscClock, UntrustedFromTheStartReadsTheReference) {
   EXPECT_FALSE(Clock::UsesCycleCounter());
 }
 
+// The state is constant-initialised and calibration waits for the first reading that reaches
+// the slow path: a first reading through the split halves (what a publish takes) calibrates too.
+TEST(BasicTscClock, AFirstReadingThroughTheSplitHalvesCalibratesOnce) {
+  using Source = fake::CounterSource<10>;
+  using Clock = mccc::BasicTscClock<Source>;
+  const Clock::Reading first = Clock::Sample();
+  const uint64_t first_us = Clock::ToUs(first);
+  EXPECT_EQ(Source::checks.load(), 1U);
+  EXPECT_TRUE(Clock::UsesCycleCounter());
+  EXPECT_LE(Distance(first_us, Source::PeekReferenceNs() / kUs), 1U);
+  uint64_t previous = first_us;
+  ReadAlong<Clock, Source>(100U * kMs, kMs, previous, 1U);
+  EXPECT_EQ(Source::checks.load(), 1U);
+}
+
+// Threads whose first readings race: one calibrates, the others wait for it (none reads a line
+// half written), and no thread's readings go back.
+TEST(BasicTscClock, ThreadsWhoseFirstReadingsRaceCalibrateOnceAndNeverGoBack) {
+  using Source = fake::CounterSource<11>;
+  using Clock = mccc::BasicTscClock<Source>;
+  constexpr int kThreads = 4;
+  constexpr int kReadings = 2000;
+  std::atomic<bool> go{false};
+  std::atomic<int> went_back{0};
+  std::atomic<int> off_the_reference{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < kThreads; ++t) {
+    readers.emplace_back([&] {
+      while (!go.load()) {
+      }
+      uint64_t previous = 0U;
+      for (int i = 0; i < kReadings; ++i) {
+        const uint64_t before_us = Source::PeekReferenceNs() / kUs;
+        const uint64_t now = Clock::NowUs();
+        const uint64_t after_us = Source::PeekReferenceNs() / kUs;
+        went_back.fetch_add(now < previous ? 1 : 0);
+        // Within the reference's bounds, give or take a microsecond of rounding.
+        off_the_reference.fetch_add(now + 1U < before_us || now > after_us + 1U ? 1 : 0);
+        previous = now;
+      }
+    });
+  }
+  go.store(true);
+  for (std::thread& reader : readers) {
+    reader.join();
+  }
+  EXPECT_EQ(went_back.load(), 0);
+  EXPECT_EQ(off_the_reference.load(), 0);
+  EXPECT_EQ(Source::checks.load(), 1U);
+  EXPECT_TRUE(Clock::UsesCycleCounter());
+}
+
 #endif  // MCCC_HAS_TSC_TIMELINE && MCCC_HOSTED
 
 // ---- TscClock on the real cycle counter ----------------------------------------------------

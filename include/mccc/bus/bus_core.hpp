@@ -47,9 +47,12 @@ class BusCore : protected Config::PoolSet {
     return mode_.load(std::memory_order_relaxed);
   }
 
+  /// A value outside the enumeration is stored as kNoStats, which it acted as everywhere (not
+  /// bare metal, not counted), so that the mode can index the admission tables.
   void StoreMode(PerformanceMode mode) noexcept {
+    const bool valid = static_cast<std::size_t>(mode) < kPerformanceModeCount;
     // relaxed: the mode selects checks; no data is published through it.
-    mode_.store(mode, std::memory_order_relaxed);
+    mode_.store(valid ? mode : PerformanceMode::kNoStats, std::memory_order_relaxed);
   }
 
   void StoreErrorCallback(ErrorCallback callback) noexcept {

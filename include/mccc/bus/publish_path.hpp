@@ -149,8 +149,7 @@ class PublishPath : protected BusCore<Config> {
     // Elements signal handlers left on a lane, made visible by this call (ProducerLane).
     Position taken_in = 0U;
     const auto claim =
-        this->rings_.PublishMany(producer, priority, mode == PerformanceMode::kBareMetal, count,
-                                 after_claim, build, taken_in);
+        this->rings_.PublishMany(producer, priority, mode, count, after_claim, build, taken_in);
     const auto admitted = static_cast<uint32_t>(claim.admitted);
     if (MCCC_LIKELY(admitted != 0U)) {
       this->CountAdmitted(producer, mode, priority, admitted);
@@ -267,8 +266,7 @@ class PublishPath : protected BusCore<Config> {
                                                                        Position position) noexcept {
       construct(storage, HeaderAt(position, stamp.ToUs(), sender_id, priority));
     };
-    const auto claim =
-        this->rings_.PublishOne(producer, priority, mode == PerformanceMode::kBareMetal, build);
+    const auto claim = this->rings_.PublishOne(producer, priority, mode, build);
     if (MCCC_LIKELY(claim.admitted != 0U)) {
       this->CountAdmitted(producer, mode, priority, 1U);
       this->NotifyConsumer(this->rings_.ClaimIsSeqCst(producer, priority));

@@ -91,11 +91,12 @@ class RingSet {
   }
 
   /// @brief Publishes one message: `build(void* storage, Position position)` constructs it in
-  /// the slot claimed for it. `priority_index` < kPriorityCount; `bare_metal`: admit up to the
-  /// whole ring.
+  /// the slot claimed for it. `priority` < kPriorityCount; `mode` a valid PerformanceMode
+  /// (kBareMetal admits up to the whole ring).
   template <typename Build>
   MCCC_ALWAYS_INLINE RingSetClaim<Position> PublishOne(uint32_t producer, MessagePriority priority,
-                                                       bool bare_metal, Build&& build) noexcept {
+                                                       PerformanceMode mode,
+                                                       Build&& build) noexcept {
     const auto priority_index = static_cast<std::size_t>(priority);
     const RingRoute route = RouteOf(producer, priority);
     if (route == RingRoute::kHigh) {
@@ -106,12 +107,12 @@ class RingSet {
     } else if (route == RingRoute::kLane) {
       if constexpr (kHasLanes) {
         const auto claim = lanes_[producer].Publish(
-            LaneLimitFor(bare_metal, priority_index), 1U, []() noexcept { return 0; },
+            LaneLimitFor(mode, priority_index), 1U, []() noexcept { return 0; },
             [&build](void* storage, uint32_t, int) noexcept { build(storage, Position{0U}); });
         return {Position{claim.admitted != 0U ? 1U : 0U}, Position{0U}, claim.taken_in};
       }
     }
-    const auto claim = ring_.TryPublish(LimitFor(bare_metal, priority_index), build);
+    const auto claim = ring_.TryPublish(LimitFor(mode, priority_index), build);
     return {Position{claim.admitted ? 1U : 0U}, claim.position, Position{0U}};
   }
 
@@ -123,7 +124,7 @@ class RingSet {
   /// handlers the call made visible (lanes).
   template <typename AfterClaim, typename Build>
   MCCC_ALWAYS_INLINE RingBatchClaim<Position> PublishMany(
-      uint32_t producer, MessagePriority priority, bool bare_metal, uint32_t count,
+      uint32_t producer, MessagePriority priority, PerformanceMode mode, uint32_t count,
       const AfterClaim& after_claim, const Build& build, Position& taken_in) noexcept {
     const auto priority_index = static_cast<std::size_t>(priority);
     // One claim variable assigned on each route and returned once: a return per route would
@@ -137,7 +138,7 @@ class RingSet {
     } else if (route == RingRoute::kLane) {
       if constexpr (kHasLanes) {
         const auto lane_claim = lanes_[producer].Publish(
-            LaneLimitFor(bare_metal, priority_index), count, after_claim,
+            LaneLimitFor(mode, priority_index), count, after_claim,
             [&build](void* storage, uint32_t index, uint64_t timestamp_us) noexcept {
               build(storage, Position{0U}, index, timestamp_us);
             });
@@ -146,8 +147,7 @@ class RingSet {
         taken_in = lane_claim.taken_in;
       }
     } else {
-      claim =
-          ring_.TryPublishBatch(LimitFor(bare_metal, priority_index), count, after_claim, build);
+      claim = ring_.TryPublishBatch(LimitFor(mode, priority_index), count, after_claim, build);
     }
     return claim;
   }
@@ -311,15 +311,34 @@ class RingSet {
     return static_cast<uint32_t>(a) >= static_cast<uint32_t>(b) ? a : b;
   }
 
-  /// Admission limit of a publish of priority `priority_index` (< kPriorityCount): in
-  /// kBareMetal mode the whole ring, otherwise the priority's threshold.
-  static Position LimitFor(bool bare_metal, std::size_t priority_index) noexcept {
-    return bare_metal ? static_cast<Position>(Config::kQueueDepth) : kLimits[priority_index];
+  /// Admission limit of a publish of priority `priority_index` (< kPriorityCount) in `mode`
+  /// (valid: BusCore stores no other): in kBareMetal mode the whole ring, otherwise the
+  /// priority's threshold. One load from a table by mode, not a branch on it.
+  /// Rows by priority, so that a publish whose priority is a constant loads its limit with the
+  /// mode as the only index.
+  static Position LimitFor(PerformanceMode mode, std::size_t priority_index) noexcept {
+    return kLimits[priority_index][static_cast<std::size_t>(mode)];
   }
 
   /// The same for a producer lane: the thresholds as percentages of kLaneDepth.
-  static Position LaneLimitFor(bool bare_metal, std::size_t priority_index) noexcept {
-    return bare_metal ? static_cast<Position>(Config::kLaneDepth) : kLaneLimits[priority_index];
+  static Position LaneLimitFor(PerformanceMode mode, std::size_t priority_index) noexcept {
+    return kLaneLimits[priority_index][static_cast<std::size_t>(mode)];
+  }
+
+  using LimitTable = std::array<std::array<Position, kPerformanceModeCount>, kPriorityCount>;
+
+  /// Limits by priority and mode of a ring of `depth` admitted by `AnyAdmission`.
+  template <typename AnyAdmission>
+  static constexpr LimitTable LimitsByMode(uint32_t depth) noexcept {
+    LimitTable table{};
+    for (std::size_t priority = 0U; priority < kPriorityCount; ++priority) {
+      for (std::size_t mode = 0U; mode < kPerformanceModeCount; ++mode) {
+        table[priority][mode] = mode == static_cast<std::size_t>(PerformanceMode::kBareMetal)
+                                    ? static_cast<Position>(depth)
+                                    : AnyAdmission::template Limits<Position>()[priority];
+      }
+    }
+    return table;
   }
 
   /// The HIGH ring admits HIGH messages while it has room, in every mode.
@@ -327,10 +346,8 @@ class RingSet {
     return static_cast<Position>(Config::kHighQueueDepth);
   }
 
-  static constexpr std::array<Position, kPriorityCount> kLimits =
-      Admission::template Limits<Position>();
-  static constexpr std::array<Position, kPriorityCount> kLaneLimits =
-      LaneAdmission::template Limits<Position>();
+  static constexpr LimitTable kLimits = LimitsByMode<Admission>(Config::kQueueDepth);
+  static constexpr LimitTable kLaneLimits = LimitsByMode<LaneAdmission>(Config::kLaneDepth);
 
   Ring ring_;
   std::conditional_t<kHasHighRing, HighRing, NoHighRing> high_ring_;

@@ -32,8 +32,10 @@ namespace mccc {
 /// How it reads (see clock/tsc_timeline.hpp for the line and its proof):
 /// - Calibration on first use: two (counter, reference) pairs about 1 ms apart. The first call
 ///   therefore takes about 1 ms and must not happen inside a signal handler (it runs a
-///   function-local static initialiser); AsyncBus's constructor makes it.
-/// - Every reading: the published line (anchor, two slopes) and the counter, in one window
+///   function-local static initialiser); AsyncBus's constructor makes it. The state itself is
+///   constant-initialised (a fallback line), so a reading checks no initialisation guard: until
+///   calibration publishes a line, every reading takes the slow path, which calibrates first.
+/// - Every reading: the published line (anchor, slope) and the counter, in one window
 ///   validated by the line's generation; the common case is one multiply.
 /// - Resynchronisation: a reading more than 50 ms + 20 us past the anchor takes a fresh pair and
 ///   publishes the next line (rate measured over the whole uptime, the remaining error steered
@@ -54,42 +56,36 @@ namespace mccc {
 template <typename CounterSource>
 class BasicTscClock {
  public:
-  /// @brief An instant: the counter and the line that converts it, read in one window.
+  /// @brief An instant: the counter and what of the line converts it in the common case, read in
+  /// one window (the rest of the line is read afresh on the slow path).
   struct Reading {
     uint64_t ticks;
-    detail::TscLine line;
+    uint64_t anchor_ticks;
+    uint64_t anchor_ns;
+    uint64_t slope_q32;
   };
 
   /// @brief Microseconds on the reference clock's time line.
   /// Not forced inline: left to the compiler, since forced into every publish it made the bus's
   /// overload path slower; Sample and ToUs are the halves meant for inlining.
-  static uint64_t NowUs() noexcept {
-    State& state = Get();
-    detail::TscLine line{};
-    uint64_t published = 0U;
-    const uint64_t ticks = ReadLineAndCounter(state, line, published);
-    return Convert(state, ticks, line);
-  }
+  static uint64_t NowUs() noexcept { return Convert(ReadCommonCase(state_)); }
 
   /// @brief First half of NowUs: the line and the counter; no branch on the counter.
   /// Thread-safe, lock-free.
-  MCCC_ALWAYS_INLINE static Reading Sample() noexcept {
-    Reading reading{};
-    uint64_t published = 0U;
-    reading.ticks = ReadLineAndCounter(Get(), reading.line, published);
-    return reading;
-  }
+  MCCC_ALWAYS_INLINE static Reading Sample() noexcept { return ReadCommonCase(state_); }
 
   /// @brief Second half of NowUs: the microseconds of a Sample(). Thread-safe, lock-free.
   MCCC_ALWAYS_INLINE static uint64_t ToUs(const Reading& reading) noexcept {
-    return Convert(Get(), reading.ticks, reading.line);
+    return Convert(reading);
   }
 
   /// @brief True while readings come from the counter (false: from the reference clock, either
   /// since calibration or since the source stopped trusting the counter). A snapshot.
   static bool UsesCycleCounter() noexcept {
     // acquire: pairs with the release compare-and-swap that published the current line.
-    return (Get().published.load(std::memory_order_acquire) & kFallbackBit) == 0U;
+    State& state = state_;
+    EnsureCalibrated(state);
+    return (state.published.load(std::memory_order_acquire) & kFallbackBit) == 0U;
   }
 
  private:
@@ -128,24 +124,39 @@ class BasicTscClock {
     return (published & kSlotMask) / kSlotUnit;
   }
 
+  /// Constant-initialised: `published` names slot 0, whose fallback line (its anchor far from
+  /// any counter value) sends every reading to the slow path until calibration publishes a line
+  /// in another slot (slot 0 is never written before that, so no reading sees it half-filled).
   struct State {
     // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
-    Slot slots[kSlots];
-    // Readers' line: the published word and what never changes after calibration.
+    Slot slots[kSlots]{};
+    // Readers' line: the published word, and the steering segment's length, the one tunable
+    // the common case reads (an atomic because calibration writes it while readers may run;
+    // its final value is published with the first line).
     alignas(MCCC_CACHELINE_SIZE) std::atomic<uint64_t> published{kFallbackBit};
-    detail::TscSteering steering{~uint64_t{0} >> 2U, 0U, 0U, 0U};
+    std::atomic<uint64_t> period_ticks{kUncalibratedPeriod};
+    // The whole steering: read only on the slow path, after EnsureCalibrated.
+    detail::TscSteering steering{kUncalibratedPeriod, 0U, 0U, 0U};
     // Writers' line.
     // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
-    alignas(MCCC_CACHELINE_SIZE) std::atomic<bool> slot_claimed[kSlots];
+    alignas(MCCC_CACHELINE_SIZE) std::atomic<bool> slot_claimed[kSlots]{};
     std::atomic<uint64_t> next_check_ns{0U};
-
-    State() noexcept {
-      for (std::atomic<bool>& claimed : slot_claimed) {
-        claimed.store(false, std::memory_order_relaxed);  // published by the static's guard
-      }
-      Calibrate(*this);
-    }
   };
+
+  // Before calibration: less than any distance to the fallback anchor, so that the common
+  // case's range check fails for every counter value.
+  static constexpr uint64_t kUncalibratedPeriod = ~uint64_t{0} >> 2U;
+
+  /// The slot a `published` word names, addressed by the byte offset the word holds, so that one
+  /// base register reaches all its fields.
+  MCCC_ALWAYS_INLINE static const Slot& SlotOf(const State& state, uint64_t published) noexcept {
+    // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+    // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03
+    const auto* first = reinterpret_cast<const unsigned char*>(&state.slots[0]);
+    return *reinterpret_cast<const Slot*>(first + (published & kSlotMask));
+    // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+  }
 
   enum class Outcome : uint8_t {
     kPublished,    ///< This writer published the next line.
@@ -153,29 +164,28 @@ class BasicTscClock {
     kUnavailable,  ///< Nothing published (no slot free, or no clean pair): keep the line.
   };
 
-  static State& Get() noexcept {
-    // Thread-safe static initialisation: the first caller calibrates, concurrent ones wait.
-    static State state;
-    return state;
-  }
-
   /// The published line and a counter value read after it, in one window that no publication
-  /// interrupted. `published` receives the word the line belongs to.
-  MCCC_ALWAYS_INLINE static uint64_t ReadLineAndCounter(const State& state, detail::TscLine& line,
+  /// interrupted. `published` receives the word the line belongs to. `Line`: TscLine, or the
+  /// Reading of the common case (which has no bent slope to load).
+  template <typename Line>
+  MCCC_ALWAYS_INLINE static uint64_t ReadLineAndCounter(const State& state, Line& line,
                                                         uint64_t& published) noexcept {
     for (;;) {
-      // acquire: pairs with the release compare-and-swap that published this word, so the
-      // slot's fields loaded below are at least those that writer stored.
+      // acquire: pairs with the release compare-and-swap (or calibration's release store) that
+      // published this word, so the slot's fields loaded below are at least those that writer
+      // stored.
       published = state.published.load(std::memory_order_acquire);
-      const Slot& slot = state.slots[SlotIndex(published)];
-      // acquire (four loads; plain loads on x86): each pairs with a writer's release store of
-      // the same field. A writer refills a slot only after it saw a later word published, so a
-      // reader that sees any refilled field also sees that later word below, and retries. The
-      // acquire also keeps the load below from moving above these.
+      const Slot& slot = SlotOf(state, published);
+      // acquire (three or four loads; plain loads on x86): each pairs with a writer's release
+      // store of the same field. A writer refills a slot only after it saw a later word
+      // published, so a reader that sees any refilled field also sees that later word below,
+      // and retries. The acquire also keeps the load below from moving above these.
       line.anchor_ticks = slot.anchor_ticks.load(std::memory_order_acquire);
       line.anchor_ns = slot.anchor_ns.load(std::memory_order_acquire);
       line.slope_q32 = slot.slope_q32.load(std::memory_order_acquire);
-      line.base_slope_q32 = slot.base_slope_q32.load(std::memory_order_acquire);
+      if constexpr (std::is_same_v<Line, detail::TscLine>) {
+        line.base_slope_q32 = slot.base_slope_q32.load(std::memory_order_acquire);
+      }
       // After the loads above (the source orders it): the counter postdates the line's
       // publication, as the line's domain requires (tsc_timeline.hpp).
       const uint64_t ticks = CounterSource::Ticks();
@@ -187,25 +197,43 @@ class BasicTscClock {
     }
   }
 
-  /// Microseconds of `ticks` read with `line`.
-  MCCC_ALWAYS_INLINE static uint64_t Convert(State& state, uint64_t ticks,
-                                             const detail::TscLine& line) noexcept {
+  /// The counter and the common case's part of its line.
+  MCCC_ALWAYS_INLINE static Reading ReadCommonCase(const State& state) noexcept {
+    Reading reading{};
+    uint64_t published = 0U;
+    reading.ticks = ReadLineAndCounter(state, reading, published);
+    return reading;
+  }
+
+  /// Microseconds of a reading.
+  MCCC_ALWAYS_INLINE static uint64_t Convert(const Reading& reading) noexcept {
     // The common case in one unsigned comparison: at or after the anchor and before the bend
     // (so no resynchronisation is due, the line has not expired, and this is no fallback line,
     // whose anchor is far away). There TscEvaluate is exactly this one multiply. The rest
-    // (fallback, readings just before an anchor placed ahead, the bent segment, a due
-    // resynchronisation) reads afresh on the slow path.
-    const uint64_t delta = ticks - line.anchor_ticks;
-    if (MCCC_LIKELY(delta <= state.steering.period_ticks)) {
-      const detail::TscUWide scaled = static_cast<detail::TscUWide>(delta) * line.slope_q32;
-      return (line.anchor_ns + static_cast<uint64_t>(scaled >> 32U)) / 1000U;
+    // (calibration, fallback, readings just before an anchor placed ahead, the bent segment, a
+    // due resynchronisation) reads afresh on the slow path.
+    const uint64_t delta = reading.ticks - reading.anchor_ticks;
+    // relaxed: the line's acquire load of `published` came after calibration's store of the
+    // period (released by the line's publication); before any line, the initial period fails
+    // the check for the fallback anchor.
+    if (MCCC_LIKELY(delta <= state_.period_ticks.load(std::memory_order_relaxed))) {
+      const detail::TscUWide scaled = static_cast<detail::TscUWide>(delta) * reading.slope_q32;
+      return (reading.anchor_ns + static_cast<uint64_t>(scaled >> 32U)) / 1000U;
     }
-    return SlowPath(state);
+    return SlowPath(state_);
+  }
+
+  /// Calibrates once, the first time a reading reaches the slow path; concurrent first readers
+  /// wait for it (the static's guard), and every later one passes the guard's check.
+  static void EnsureCalibrated(State& state) noexcept {
+    static const bool calibrated = (Calibrate(state), true);
+    static_cast<void>(calibrated);
   }
 
   /// A reading outside the common case. Out of line and reading the line afresh (it is rare),
   /// so that NowUs keeps its line in registers instead of handing it over.
   MCCC_NOINLINE static uint64_t SlowPath(State& state) noexcept {
+    EnsureCalibrated(state);
     const detail::TscSteering& steering = state.steering;
     for (;;) {
       detail::TscLine line{};
@@ -374,18 +402,33 @@ class BasicTscClock {
     // Steer over 50 ms, anchors (and the grace before expiry) 20 us, at most 500 ppm (what NTP
     // allows steady_clock itself), jump forwards past 1 ms.
     state.steering = detail::TscSteering{50U * ticks_per_ms, ticks_per_ms / 50U, 500U, 1000000U};
+    // relaxed (this store, the next and the slot's six): the release store of `published`
+    // below publishes them to readers of the common case, and the guard of EnsureCalibrated to
+    // the slow path.
+    state.period_ticks.store(state.steering.period_ticks, std::memory_order_relaxed);
     state.next_check_ns.store(n1 + kSourceCheckIntervalNs, std::memory_order_relaxed);
-    // relaxed (seven stores): the state is published to every other thread by the guard of the
-    // function-local static whose constructor runs this.
-    Slot& first = state.slots[0];
+    // Slot 1: slot 0 holds the initial fallback line, which readers may be loading now.
+    Slot& first = state.slots[kFirstLineSlot];
     first.anchor_ticks.store(t1, std::memory_order_relaxed);
     first.anchor_ns.store(n1, std::memory_order_relaxed);
     first.slope_q32.store(slope, std::memory_order_relaxed);
     first.base_slope_q32.store(slope, std::memory_order_relaxed);
     first.origin_ticks.store(t1, std::memory_order_relaxed);
     first.origin_ns.store(n1, std::memory_order_relaxed);
-    state.published.store(0U, std::memory_order_relaxed);  // generation 0, slot 0, counter on
+    // release: pairs with the readers' acquire load of `published` (ReadLineAndCounter), so a
+    // reader of this word sees the line and the period above. Generation 0, counter on.
+    state.published.store(kFirstLineSlot * kSlotUnit, std::memory_order_release);
   }
+
+  static constexpr uint64_t kFirstLineSlot = 1U;
+
+  // Constant-initialised (State's initialisers are constant expressions), so reading it checks
+  // no guard.
+  // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): deviation D-23
+  static inline State state_{};
+  static_assert((static_cast<void>(State{}), true),
+                "mccc: TscClock's state must stay constant-initialised (its readings check no "
+                "initialisation guard)");
 };
 #endif
 

@@ -266,9 +266,9 @@ class MpscRing {
   bool HasReadyElement() const noexcept {
     // The head is read once, before the acquire load (after it, it would be loaded again).
     const Position head = consumer_.local_head;
-    const Slot& slot = slots_[static_cast<uint32_t>(head) & kMask];
     // acquire: pairs with the producer's release in TryPublish (same as ConsumeBatch).
-    return detail::LoadAcquire<kSingleCore>(slot.sequence) == static_cast<Position>(head + 1U);
+    return detail::LoadAcquire<kSingleCore>(SlotAt(head).sequence) ==
+           static_cast<Position>(head + 1U);
   }
 
   /// @brief What the consumer checks to know whether its next position is published: the slot's
@@ -369,6 +369,24 @@ class MpscRing {
     Position local_head{0U};
   };
 
+  /// The slot of `position`. With slots of a power-of-two size it is addressed by a byte offset
+  /// (the position scaled, then masked), so that the compiler folds the array's place in the
+  /// ring into the load's displacement instead of adding it to the index.
+  MCCC_ALWAYS_INLINE const Slot& SlotAt(Position position) const noexcept {
+    if constexpr ((sizeof(Slot) & (sizeof(Slot) - 1U)) == 0U) {
+      const std::size_t offset = (static_cast<std::size_t>(position) * sizeof(Slot)) &
+                                 (static_cast<std::size_t>(kMask) * sizeof(Slot));
+      // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): deviation D-02
+      // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03
+      const auto* first = reinterpret_cast<const unsigned char*>(&slots_[0]);
+      return *reinterpret_cast<const Slot*>(first + offset);
+      // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+      // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+    } else {
+      return slots_[static_cast<uint32_t>(position) & kMask];
+    }
+  }
+
   /// Slots ahead of the claimed one whose lines the producer requests for writing now, so that
   /// their cache misses overlap with this publish instead of stalling a later one (the claim CAS
   /// drains the store buffer, which would otherwise expose every miss). Every line of the slot:
@@ -387,8 +405,11 @@ class MpscRing {
         const auto* slot = reinterpret_cast<const unsigned char*>(
             &slots_[static_cast<uint32_t>(position + kPrefetchDistance) & kMask]);
         // Every line the slot touches, whether or not it starts on a line boundary (slots_ is
-        // line-aligned, so stepping back to the boundary stays inside the array).
-        const std::size_t misalignment = reinterpret_cast<uintptr_t>(slot) & (kCacheLine - 1U);
+        // line-aligned, so stepping back to the boundary stays inside the array). Slots of
+        // whole lines all start on one, which the compiler cannot tell from the address.
+        const std::size_t misalignment =
+            sizeof(Slot) % kCacheLine == 0U ? 0U
+                                            : reinterpret_cast<uintptr_t>(slot) & (kCacheLine - 1U);
         // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
         for (std::size_t offset = 0U; offset < misalignment + sizeof(Slot); offset += kCacheLine) {
           // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03

@@ -41,12 +41,21 @@ class BusStatistics {
  public:
   /// @brief Producer: `count` admitted messages of `priority`.
   MCCC_ALWAYS_INLINE void CountPublished(MessagePriority priority, uint32_t count = 1U) noexcept {
-    Bump(ShardForThisThread(), &Shard::published, priority, count);
+    if constexpr (!kSingleProducer && kPlainShards) {
+      // The common case in one comparison: a thread whose index has a shard of its own (an
+      // unassigned index is above every shard count, see thread_shard.hpp).
+      const uint32_t index = detail::tls_thread_shard;
+      if (MCCC_LIKELY(index < kShards)) {
+        Bump(index, &Shard::published, priority, count);
+        return;
+      }
+    }
+    Bump(ProducerOfThisThread(), &Shard::published, priority, count);
   }
 
   /// @brief Producer: `count` refused messages of `priority`.
   void CountDropped(MessagePriority priority, uint32_t count = 1U) noexcept {
-    Bump(ShardForThisThread(), &Shard::dropped, priority, count);
+    Bump(ProducerOfThisThread(), &Shard::dropped, priority, count);
   }
 
   /// @brief As CountPublished, for the producer identity `producer_index` (a thread's index
@@ -54,12 +63,12 @@ class BusStatistics {
   /// which the caller owns exclusively.
   MCCC_ALWAYS_INLINE void CountPublishedBy(uint32_t producer_index, MessagePriority priority,
                                            uint32_t count) noexcept {
-    Bump(ShardFor(producer_index), &Shard::published, priority, count);
+    Bump(producer_index, &Shard::published, priority, count);
   }
 
   /// @brief As CountDropped, for the producer identity `producer_index` (see CountPublishedBy).
   void CountDroppedBy(uint32_t producer_index, MessagePriority priority, uint32_t count) noexcept {
-    Bump(ShardFor(producer_index), &Shard::dropped, priority, count);
+    Bump(producer_index, &Shard::dropped, priority, count);
   }
 
   /// @brief Consumer only: `processed` messages dispatched, `errors` of them failed.
@@ -157,23 +166,13 @@ class BusStatistics {
 
   static constexpr uint32_t kOverflowShard = kShards;  // shared, atomic increments
 
-  MCCC_ALWAYS_INLINE static uint32_t ShardForThisThread() noexcept {
-    if constexpr (kSingleProducer) {
-      return 0U;
-    } else if constexpr (kSingleCore || kShards == 1U) {
-      return kOverflowShard;
+  /// The producer identity that counts for the calling thread: its index where it has a shard
+  /// of its own (kNoThreadShard where none is used).
+  MCCC_ALWAYS_INLINE static uint32_t ProducerOfThisThread() noexcept {
+    if constexpr (kSingleProducer || kSingleCore || kShards == 1U) {
+      return kNoThreadShard;  // Bump does not read it
     } else {
-      return ShardOf(detail::ThisThreadShard());
-    }
-  }
-
-  MCCC_ALWAYS_INLINE static uint32_t ShardFor(uint32_t producer_index) noexcept {
-    if constexpr (kSingleProducer) {
-      return 0U;
-    } else if constexpr (kSingleCore || kShards == 1U) {
-      return kOverflowShard;
-    } else {
-      return ShardOf(producer_index);
+      return detail::ThisThreadShard();
     }
   }
 
@@ -182,13 +181,27 @@ class BusStatistics {
     return static_cast<uint64_t>(static_cast<Counter>(now - base));
   }
 
-  MCCC_ALWAYS_INLINE void Bump(uint32_t shard,
+  /// Adds `count` to the `counters` entry of `priority` in producer identity
+  /// `producer_index`'s shard (ShardOf): the identity is compared with the shard count once,
+  /// and that comparison also picks the plain or the shared increment.
+  MCCC_ALWAYS_INLINE void Bump(uint32_t producer_index,
                                // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-22
                                std::atomic<Counter> (Shard::*counters)[kPriorityCount],
                                MessagePriority priority, uint32_t count) noexcept {
+    uint32_t shard = kOverflowShard;
+    bool owned = false;
+    if constexpr (kSingleProducer) {
+      shard = 0U;
+      owned = true;
+    } else if constexpr (kPlainShards) {
+      if (MCCC_LIKELY(producer_index < kShards)) {
+        shard = producer_index;
+        owned = true;
+      }
+    }
     std::atomic<Counter>& counter =
         (shards_[shard].*counters)[static_cast<std::size_t>(priority) % kPriorityCount];
-    if (kPlainShards && shard != kOverflowShard) {
+    if (owned) {
       // relaxed (load and store): this thread owns the shard (thread_shard.hpp), so no update
       // can be lost; readers only need a torn-free value, which atomicity gives.
       counter.store(static_cast<Counter>(counter.load(std::memory_order_relaxed) + count),

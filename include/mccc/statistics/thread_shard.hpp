@@ -131,10 +131,15 @@ inline void ReturnLeasedIndex(uint32_t index) noexcept {
   ThreadShardRegistry::Global().Release(index);
 }
 
-/// 0: no index yet; otherwise index + 1. Trivial and constant-initialised, so reading it is a
-/// single thread-pointer-relative load (no TLS wrapper call).
+/// The value of tls_thread_shard before the thread's first publish: above every index and
+/// kNoThreadShard, so that one comparison with a shard count also catches it.
+inline constexpr uint32_t kUnassignedThreadShard = ~uint32_t{0};
+
+/// This thread's index, kNoThreadShard, or kUnassignedThreadShard before its first publish.
+/// Trivial and constant-initialised, so reading it is a single thread-pointer-relative load (no
+/// TLS wrapper call).
 // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): deviation D-23
-inline thread_local uint32_t tls_thread_shard_plus_one = 0U;
+inline thread_local uint32_t tls_thread_shard = kUnassignedThreadShard;
 
 #if MCCC_THREAD_SHARD_USES_PTHREAD_KEY
 /// @brief The pthread key whose destructor returns a thread's index when the thread exits. Its
@@ -166,7 +171,7 @@ class ThreadExitKey {
     const auto index = static_cast<uint32_t>(static_cast<const char*>(value) - kTokens);
     // This thread stops using the index before it returns (see ReturnLeasedIndex). Publishes
     // from destructors that run after this one (other keys) use the overflow shard.
-    tls_thread_shard_plus_one = kNoThreadShard + 1U;
+    tls_thread_shard = kNoThreadShard;
     ReturnLeasedIndex(index);
   }
 
@@ -215,7 +220,7 @@ MCCC_NOINLINE inline uint32_t AcquireThreadShardSlow() noexcept {
     ThreadShardRegistry::Global().Release(index);
     index = kNoThreadShard;
   }
-  tls_thread_shard_plus_one = index + 1U;
+  tls_thread_shard = index;
   return index;
 }
 #else
@@ -232,7 +237,7 @@ struct ThreadShardLease {
   ~ThreadShardLease() {
     // This thread stops using the index before it returns (see ReturnLeasedIndex). Later
     // publishes from its remaining thread_local destructors use the overflow shard.
-    tls_thread_shard_plus_one = kNoThreadShard + 1U;
+    tls_thread_shard = kNoThreadShard;
     ReturnLeasedIndex(index);
   }
 };
@@ -241,16 +246,16 @@ struct ThreadShardLease {
 /// lease's destructor (see the file comment).
 MCCC_NOINLINE inline uint32_t AcquireThreadShardSlow() noexcept {
   thread_local ThreadShardLease lease{ThreadShardRegistry::Global().Acquire()};
-  tls_thread_shard_plus_one = lease.index + 1U;
+  tls_thread_shard = lease.index;
   return lease.index;
 }
 #endif
 
 /// @brief This thread's index, or kNoThreadShard. Thread-safe, wait-free after the first call.
 MCCC_ALWAYS_INLINE uint32_t ThisThreadShard() noexcept {
-  const uint32_t plus_one = tls_thread_shard_plus_one;
-  if (MCCC_LIKELY(plus_one != 0U)) {
-    return plus_one - 1U;
+  const uint32_t index = tls_thread_shard;
+  if (MCCC_LIKELY(index != kUnassignedThreadShard)) {
+    return index;
   }
   return AcquireThreadShardSlow();
 }
