@@ -143,7 +143,8 @@ class MpscRing {
   ~MpscRing() { DrainAndDestroy(); }
 
   /// @brief Bytes of one slot: the element plus the sequence word, rounded to their alignment
-  /// (for memory budgets: a ring is kCapacity slots and two position lines).
+  /// (for memory budgets: a ring is kCapacity slots, kPrefetchPadding more on multi-core targets,
+  /// and two position lines).
   static constexpr std::size_t SlotBytes() noexcept { return sizeof(Slot); }
 
   /// @brief Claims one slot if the observed occupancy is below `limit`, constructs the element
@@ -394,32 +395,47 @@ class MpscRing {
   /// in turn. Skipped when the slot may still be in use by the consumer, and on single-core
   /// targets (no coherence traffic).
   static constexpr uint32_t kPrefetchDistance = kSingleCore ? 0U : 4U;
+#if defined(__GNUC__) || defined(__clang__)
+  static constexpr bool kPrefetches = kPrefetchDistance > 0U && kCapacity > 2U * kPrefetchDistance;
+#else
+  static constexpr bool kPrefetches = false;
+#endif
 
-  MCCC_ALWAYS_INLINE void PrefetchAhead(Position position, Position occupancy) noexcept {
-    if constexpr (kPrefetchDistance > 0U && kCapacity > 2U * kPrefetchDistance) {
+ public:
+  /// @brief Slots after the last one that only the prefetch touches, so that it addresses the
+  /// slot kPrefetchDistance ahead of the one being built without wrapping the position (at the
+  /// end of a lap it prefetches these instead of the first slots, which then miss once a lap).
+  static constexpr uint32_t kPrefetchPadding = kPrefetches ? kPrefetchDistance : 0U;
+
+ private:
+  /// `slot`: the slot of `position`, being built; `occupancy`: the occupancy it was admitted at.
+  MCCC_ALWAYS_INLINE void PrefetchAhead(const Slot& slot, Position occupancy) noexcept {
+    if constexpr (kPrefetches) {
 #if defined(__GNUC__) || defined(__clang__)
       // occupancy + distance < capacity: the slot's previous lap is consumed (cached view).
       if (MCCC_LIKELY(occupancy < kCapacityValue - kPrefetchDistance)) {
-        // The slot's bytes, and its address as a number to find its first cache line.
+        // The slot's bytes, and its address as a number to find its first cache line. Inside
+        // slots_: the padding covers the distance past the last slot.
         // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): deviations D-02, D-04
-        const auto* slot = reinterpret_cast<const unsigned char*>(
-            &slots_[static_cast<uint32_t>(position + kPrefetchDistance) & kMask]);
+        // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03
+        const auto* ahead = reinterpret_cast<const unsigned char*>(&slot + kPrefetchDistance);
         // Every line the slot touches, whether or not it starts on a line boundary (slots_ is
         // line-aligned, so stepping back to the boundary stays inside the array). Slots of
         // whole lines all start on one, which the compiler cannot tell from the address.
         const std::size_t misalignment =
-            sizeof(Slot) % kCacheLine == 0U ? 0U
-                                            : reinterpret_cast<uintptr_t>(slot) & (kCacheLine - 1U);
+            sizeof(Slot) % kCacheLine == 0U
+                ? 0U
+                : reinterpret_cast<uintptr_t>(ahead) & (kCacheLine - 1U);
         // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
         for (std::size_t offset = 0U; offset < misalignment + sizeof(Slot); offset += kCacheLine) {
           // NOLINTNEXTLINE(cppcoreguidelines-pro-bounds-pointer-arithmetic): deviation D-03
-          __builtin_prefetch(slot - misalignment + offset, 1, 3);
+          __builtin_prefetch(ahead - misalignment + offset, 1, 3);
         }
       }
-#else
-      static_cast<void>(position);
-      static_cast<void>(occupancy);
 #endif
+    } else {
+      static_cast<void>(slot);
+      static_cast<void>(occupancy);
     }
   }
 
@@ -428,14 +444,14 @@ class MpscRing {
   template <typename Construct>
   MCCC_ALWAYS_INLINE void ConstructInSlot(Position position, Position occupancy,
                                           Construct&& construct) noexcept {
-    PrefetchAhead(position, occupancy);
+    Slot& slot = slots_[static_cast<uint32_t>(position) & kMask];
+    PrefetchAhead(slot, occupancy);
 #if MCCC_ENABLE_TEST_HOOKS
     if (after_claim_hook_ != nullptr) {
       after_claim_hook_(after_claim_context_, position);
     }
 #endif
-    construct(static_cast<void*>(slots_[static_cast<uint32_t>(position) & kMask].storage),
-              position);
+    construct(static_cast<void*>(slot.storage), position);
   }
 
   MCCC_ALWAYS_INLINE void AfterAnnounce(Position position) noexcept {
@@ -595,7 +611,7 @@ class MpscRing {
   void* after_announce_context_ = nullptr;
 #endif
   // NOLINTNEXTLINE(modernize-avoid-c-arrays): deviation D-03
-  alignas(kLine) Slot slots_[kCapacity]{};
+  alignas(kLine) Slot slots_[kCapacity + kPrefetchPadding]{};
 };
 
 }  // namespace detail
