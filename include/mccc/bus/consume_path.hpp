@@ -104,7 +104,7 @@ class ConsumePath : public PublishPath<Config> {
           // A reference to the slot's envelope, or (compact) a temporary whose life is extended.
           const auto& message = Deliver(stored, mode);
           errors += this->table_.Dispatch(message, [this, mode](uint64_t msg_id) noexcept {
-            this->ReportError(mode, BusError::kProcessingError, msg_id);
+            ReportFromBatch(mode, BusError::kProcessingError, msg_id);
           });
           ReleaseLoaned(stored.payload);
         });
@@ -126,7 +126,7 @@ class ConsumePath : public PublishPath<Config> {
           const auto& message = Deliver(stored, mode);  // as in ProcessBatch
           if (MCCC_UNLIKELY(!VisitGuarded(visitor, message))) {
             ++errors;
-            this->ReportError(mode, BusError::kProcessingError, message.header.msg_id);
+            ReportFromBatch(mode, BusError::kProcessingError, message.header.msg_id);
           }
           ReleaseLoaned(stored.payload);
         });
@@ -203,8 +203,16 @@ class ConsumePath : public PublishPath<Config> {
   /// (kOverflowDetected, once per 2^64 messages).
   MCCC_ALWAYS_INLINE void AssignMessageId(MessageHeader& header, PerformanceMode mode) noexcept {
     if (this->ids_.Assign(header)) {
-      this->ReportError(mode, BusError::kOverflowDetected, 0U);
+      ReportFromBatch(mode, BusError::kOverflowDetected, 0U);
     }
+  }
+
+  /// Consumer: an error report from inside a batch's loop, kept out of line so that the loop
+  /// holds only the call (its mode test and callback load would otherwise be inlined into every
+  /// message's path, where they only cost registers).
+  MCCC_NOINLINE void ReportFromBatch(PerformanceMode mode, BusError error,
+                                     uint64_t msg_id) noexcept {
+    this->ReportError(mode, error, msg_id);
   }
 
   /// Consumer, after a message's callbacks: a loaned payload drops its slot's reference here
