@@ -39,15 +39,15 @@ class ConsumePath : public PublishPath<Config> {
   /// asserts on a second thread; re-entry from a callback dispatches nothing and reports
   /// kReentrantCall).
   // Inline up to the readiness check, so that an empty poll (a consumer that spins on this
-  // call) costs a few loads and no call; the batch itself is one call.
+  // call) costs a few loads and no call; the batch itself is one call. Re-entry is refused on
+  // both branches: inside a callback the rings may look empty (a full ring's slots are reused
+  // while its batch goes on), and a re-entrant call is refused and reported anyway.
   uint32_t ProcessBatch() noexcept {
-    // Re-entry first: inside a callback the rings may look empty (a full ring's slots are
-    // reused while its batch goes on), and a re-entrant call is refused and reported anyway.
-    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
-      return RefuseReentry();
-    }
     if (!this->rings_.HasReadyElement()) {
       return FinishEmptyPoll();
+    }
+    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
+      return RefuseReentry();
     }
     return DispatchBatch();
   }
@@ -63,27 +63,34 @@ class ConsumePath : public PublishPath<Config> {
                   "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
                   "alternative; add an overload taking (const T&) or (const T&, const "
                   "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
-    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {  // as in ProcessBatch
-      return RefuseReentry();
-    }
-    if (!this->rings_.HasReadyElement()) {
+    if (!this->rings_.HasReadyElement()) {  // as in ProcessBatch
       return FinishEmptyPoll();
+    }
+    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
+      return RefuseReentry();
     }
     return DispatchBatchTo(visitor);
   }
 
  private:
-  /// A poll that found no message ready: opens no batch, but finishes what an earlier batch end
-  /// could not (a removed callable whose reclaim found the table busy), inside the consumer's
-  /// scope (a capture's destructor that calls ProcessBatch is refused).
+  /// A poll that found no message ready: opens no batch, but refuses a re-entrant call and
+  /// finishes what an earlier batch end could not (a removed callable whose reclaim found the
+  /// table busy). Both in one test, since an empty poll is what a spinning consumer runs.
   MCCC_ALWAYS_INLINE uint32_t FinishEmptyPoll() noexcept {
-    if (MCCC_UNLIKELY(this->table_.HasPendingReclaims())) {
-      ReclaimOnEmptyPoll();
+    if (MCCC_UNLIKELY((this->guard_.DispatchingFlag() | this->table_.PendingReclaimsHint()) !=
+                      0U)) {
+      EmptyPollSlowPath();
     }
-    return 0U;
+    return 0U;  // a refused re-entrant call dispatches nothing either
   }
 
-  MCCC_NOINLINE void ReclaimOnEmptyPoll() noexcept {
+  /// The reclaim runs inside the consumer's scope (a capture's destructor that calls
+  /// ProcessBatch is refused).
+  MCCC_NOINLINE void EmptyPollSlowPath() noexcept {
+    if (this->guard_.IsDispatching()) {
+      static_cast<void>(RefuseReentry());
+      return;
+    }
     Scope scope(this->guard_);
     this->table_.ReclaimIfPending();
   }

@@ -7,6 +7,7 @@
 #define MCCC_BUS_CONSUMER_SCOPE_HPP_
 
 #include <atomic>
+#include <cstdint>
 #include <utility>
 
 #include "mccc/config.hpp"
@@ -32,7 +33,7 @@ class ConsumerGuard {
     {
       // relaxed (both stores): the flag is read back by the same thread (re-entry); a later
       // consumer thread is handed the role through the user's own synchronisation.
-      guard_.dispatching_.store(true, std::memory_order_relaxed);
+      guard_.dispatching_.store(1U, std::memory_order_relaxed);
 #if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
       guard_.consumer_owner_.store(CurrentThreadMarker(), std::memory_order_relaxed);
 #endif
@@ -50,7 +51,7 @@ class ConsumerGuard {
 #endif
     }
     ~Scope() {
-      guard_.dispatching_.store(false, std::memory_order_relaxed);
+      guard_.dispatching_.store(0U, std::memory_order_relaxed);
 #if MCCC_HOSTED
       if constexpr (kTracksBatch) {
         BatchOfThisThread() = outer_;
@@ -74,6 +75,11 @@ class ConsumerGuard {
 
   /// @brief True while a batch of this bus runs (on the consumer thread: re-entry).
   MCCC_ALWAYS_INLINE bool IsDispatching() const noexcept {
+    return DispatchingFlag() != 0U;
+  }
+
+  /// @brief IsDispatching as 1 or 0, for a caller that tests it together with other words.
+  MCCC_ALWAYS_INLINE uint32_t DispatchingFlag() const noexcept {
     // relaxed: see Scope.
     return dispatching_.load(std::memory_order_relaxed);
   }
@@ -116,8 +122,9 @@ class ConsumerGuard {
   }
 #endif
 
-  // Consumer-owned: true while ProcessBatch / ProcessBatchWith runs (re-entry is refused).
-  std::atomic<bool> dispatching_{false};
+  // Consumer-owned: 1 while ProcessBatch / ProcessBatchWith runs (re-entry is refused). A byte,
+  // not a bool: an empty poll ORs it with another word, and a loaded bool is normalised first.
+  std::atomic<uint8_t> dispatching_{0U};
 #if MCCC_ENABLE_ASSERTS && MCCC_HOSTED
   std::atomic<const void*> consumer_owner_{nullptr};  // debug: the thread inside the batch
 #endif

@@ -249,8 +249,13 @@ class SubscriptionTable {
   /// @brief True when removed callables may wait for their reclaim (a hint: one relaxed load,
   /// for an empty poll to skip ReclaimIfPending; the decision is re-made under the lock).
   MCCC_ALWAYS_INLINE bool HasPendingReclaims() const noexcept {
+    return PendingReclaimsHint() != 0U;
+  }
+
+  /// @brief The same hint as a count (0: none), for a caller that tests it with other flags.
+  MCCC_ALWAYS_INLINE uint32_t PendingReclaimsHint() const noexcept {
     // relaxed: a hint, as in ReclaimPending.
-    return pending_reclaims_.load(std::memory_order_relaxed) != 0U;
+    return pending_reclaims_.load(std::memory_order_relaxed);
   }
 
   /// @brief Consumer: marks the end of a dispatch batch and reclaims removed entries if the lock
