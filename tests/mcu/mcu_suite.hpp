@@ -102,19 +102,20 @@ struct WithScanPool : Base {
   using LoanPools = mccc::LoanPools<mccc::PoolOf<Scan, kScanBlocks>>;
 };
 
-struct SingleCore {
-  using Bus = mccc::AsyncBus<Payload, SingleCoreTraits>;
-  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<SingleCoreTraits>>;
+/// The bus and the loan bus of one configuration of the suite.
+template <typename Traits>
+struct BusesOf {
+  using Bus = mccc::AsyncBus<Payload, Traits>;
+  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<Traits>>;
+};
+
+struct SingleCore : BusesOf<SingleCoreTraits> {
   static constexpr const char* kName = "single_core";
 };
-struct NoHighRing {
-  using Bus = mccc::AsyncBus<Payload, NoHighRingTraits>;
-  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<NoHighRingTraits>>;
+struct NoHighRing : BusesOf<NoHighRingTraits> {
   static constexpr const char* kName = "single_core_no_high_ring";
 };
-struct FullEnvelope {
-  using Bus = mccc::AsyncBus<Payload, FullEnvelopeTraits>;
-  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<FullEnvelopeTraits>>;
+struct FullEnvelope : BusesOf<FullEnvelopeTraits> {
   static constexpr const char* kName = "single_core_full_envelope";
 };
 
@@ -129,14 +130,10 @@ struct ExclusiveAccessTraits : SingleCoreTraits {
 struct DefaultTraitsDepth64 : mccc::DefaultBusTraits {
   static constexpr std::uint32_t kQueueDepth = 64U;
 };
-struct ExclusiveAccess {
-  using Bus = mccc::AsyncBus<Payload, ExclusiveAccessTraits>;
-  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<ExclusiveAccessTraits>>;
+struct ExclusiveAccess : BusesOf<ExclusiveAccessTraits> {
   static constexpr const char* kName = "single_core_ldrex_strex";
 };
-struct DefaultTraits {
-  using Bus = mccc::AsyncBus<Payload, DefaultTraitsDepth64>;
-  using LoanBus = mccc::AsyncBus<LoanPayload, WithScanPool<DefaultTraitsDepth64>>;
+struct DefaultTraits : BusesOf<DefaultTraitsDepth64> {
   static constexpr const char* kName = "default_traits";
 };
 #endif

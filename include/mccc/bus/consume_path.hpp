@@ -38,18 +38,8 @@ class ConsumePath : public PublishPath<Config> {
   /// its callbacks ran. Returns the number dispatched. Consumer thread only (a debug build
   /// asserts on a second thread; re-entry from a callback dispatches nothing and reports
   /// kReentrantCall).
-  // Inline up to the readiness check, so that an empty poll (a consumer that spins on this
-  // call) costs a few loads and no call; the batch itself is one call. Re-entry is refused on
-  // both branches: inside a callback the rings may look empty (a full ring's slots are reused
-  // while its batch goes on), and a re-entrant call is refused and reported anyway.
   uint32_t ProcessBatch() noexcept {
-    if (!this->rings_.HasReadyElement()) {
-      return FinishEmptyPoll();
-    }
-    if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
-      return RefuseReentry();
-    }
-    return DispatchBatch();
+    return Poll([this]() noexcept { return DispatchBatch(); });
   }
 
   /// @brief Dispatches up to kBatchSize messages to `visitor`, which must have a handler for
@@ -63,16 +53,26 @@ class ConsumePath : public PublishPath<Config> {
                   "mccc: ProcessBatchWith: the visitor has no handler for at least one payload "
                   "alternative; add an overload taking (const T&) or (const T&, const "
                   "MessageHeader&), or a generic [](const auto&) {} that ignores the rest");
-    if (!this->rings_.HasReadyElement()) {  // as in ProcessBatch
+    return Poll([this, &visitor]() noexcept { return DispatchBatchTo(visitor); });
+  }
+
+ private:
+  /// The poll of ProcessBatch and ProcessBatchWith; `dispatch()` runs the batch once a message
+  /// is ready. Inline up to the readiness check, so that an empty poll (a consumer that spins
+  /// on it) costs a few loads and no call; the batch itself is one call. Re-entry is refused on
+  /// both branches: inside a callback the rings may look empty (a full ring's slots are reused
+  /// while its batch goes on), and a re-entrant call is refused and reported anyway.
+  template <typename Dispatch>
+  MCCC_ALWAYS_INLINE uint32_t Poll(const Dispatch& dispatch) noexcept {
+    if (!this->rings_.HasReadyElement()) {
       return FinishEmptyPoll();
     }
     if (MCCC_UNLIKELY(this->guard_.IsDispatching())) {
       return RefuseReentry();
     }
-    return DispatchBatchTo(visitor);
+    return dispatch();
   }
 
- private:
   /// A poll that found no message ready: opens no batch, but refuses a re-entrant call and
   /// finishes what an earlier batch end could not (a removed callable whose reclaim found the
   /// table busy). Both in one test, since an empty poll is what a spinning consumer runs.

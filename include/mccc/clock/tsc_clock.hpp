@@ -312,7 +312,7 @@ class BasicTscClock {
       fallback = CounterSource::Check() == detail::CounterVerdict::kUntrusted;
     }
     const detail::TscSteering& steering = state.steering;
-    const Slot& source = state.slots[SlotIndex(seen)];
+    const Slot& source = SlotOf(state, seen);
     // relaxed (two loads): if the slot was refilled meanwhile, `published` no longer holds
     // `seen`, and the compare-and-swap below, a read-modify-write that always reads the latest
     // value, drops what was computed from them.

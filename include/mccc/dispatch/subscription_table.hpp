@@ -246,13 +246,9 @@ class SubscriptionTable {
   /// because the lock was busy (never waits for it).
   void ReclaimIfPending() noexcept { ReclaimPending(/*may_wait=*/false); }
 
-  /// @brief True when removed callables may wait for their reclaim (a hint: one relaxed load,
-  /// for an empty poll to skip ReclaimIfPending; the decision is re-made under the lock).
-  MCCC_ALWAYS_INLINE bool HasPendingReclaims() const noexcept {
-    return PendingReclaimsHint() != 0U;
-  }
-
-  /// @brief The same hint as a count (0: none), for a caller that tests it with other flags.
+  /// @brief Not 0 when removed callables may wait for their reclaim (a hint: one relaxed load,
+  /// for an empty poll to skip ReclaimIfPending; the decision is re-made under the lock). A count
+  /// rather than a bool, so that a caller can test it together with other flags.
   MCCC_ALWAYS_INLINE uint32_t PendingReclaimsHint() const noexcept {
     // relaxed: a hint, as in ReclaimPending.
     return pending_reclaims_.load(std::memory_order_relaxed);
