@@ -22,6 +22,8 @@
 #include "mccc/dispatch/scoped_subscription.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/dispatch/visit.hpp"
+#include "mccc/fanout/domain.hpp"
+#include "mccc/fanout/domain_publisher.hpp"
 #include "mccc/platform/critical_section.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
 #include "mccc/ring/producer_lane.hpp"

@@ -4,7 +4,7 @@
 // image is; tests/CMakeLists.txt). A bus of a single-core build with 32-bit positions is
 //   (kQueueDepth + kHighQueueDepth) x SlotBytes()
 //   + payload types x (8 + 2 x kMaxCallbacksPerType x (24 + kCallbackStorageBytes))
-//   + 232 B, + 16 B with a HIGH ring
+//   + 248 B, + 16 B with a HIGH ring
 // for kCallbackStorageBytes a multiple of 8. Every configuration below must match to the byte.
 #include <mccc/mccc.hpp>
 
@@ -44,7 +44,7 @@ constexpr bool FormulaHolds() {
   using Bus = mccc::AsyncBus<Payload, McuTraits<kDepth, kHigh, kPerType, kStorage>>;
   constexpr std::size_t kTypes = std::variant_size_v<Payload>;
   constexpr std::size_t kFormula = (kDepth + kHigh) * Bus::SlotBytes() +
-                                   kTypes * (8U + 2U * kPerType * (24U + kStorage)) + 232U +
+                                   kTypes * (8U + 2U * kPerType * (24U + kStorage)) + 248U +
                                    (kHigh != 0U ? 16U : 0U);
   return sizeof(Bus) == kFormula;
 }

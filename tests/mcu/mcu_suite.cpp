@@ -20,7 +20,12 @@
 //     in place, publish, delivery of the block itself; pool admission by priority in every
 //     mode; a publish refused by the ring leaves the loan intact; the block back after its
 //     dispatch; Retain beyond the callback, copies, Reset, release from the interrupt; and an
-//     interrupt loaning and publishing while the main loop loans, publishes and consumes.
+//     interrupt loaning and publishing while the main loop loans, publishes and consumes;
+//   - fan-out (a Domain of three consumers in the same static arena) run by its cooperative
+//     scheduler, DispatchHighestReady, while the interrupt publishes to the domain: consumers
+//     drained strictly by priority, a higher consumer published to during a lower one's batch
+//     runs next, no call runs a consumer while a higher one had a message when the call began,
+//     and every message a consumer admitted is dispatched to it exactly once, in order.
 // Each case runs on every configuration below (RunConfiguration):
 //   single_core                the bare-metal defaults for one core: compact envelopes, the HIGH
 //                              ring, the PRIMASK critical section, 32-bit positions
@@ -34,7 +39,8 @@
 // Files: mcu_suite.hpp (configurations, arena, error recorder, delivery log, oracle helpers),
 // mcu_suite_cases.hpp (the cases, in the order they run), mcu_suite_admission.cpp,
 // mcu_suite_dispatch.cpp, mcu_suite_interrupts.cpp, mcu_suite_interrupt_control.cpp,
-// mcu_suite_loans.cpp, mcu_suite_loans_interrupt.cpp; this file runs them.
+// mcu_suite_loans.cpp, mcu_suite_loans_interrupt.cpp, mcu_suite_fan_out.cpp; this file runs
+// them.
 #include "mcu_suite.hpp"
 #include "mcu_check.hpp"
 #include "mcu_suite_cases.hpp"
@@ -69,6 +75,10 @@ void RunConfiguration() {
   mcu_test::RunCase(name, "loans: retain beyond the callback", &RetainBeyondTheCallback<Config>);
   mcu_test::RunCase(name, "loans: interrupt loans while main loans and consumes",
                     &InterruptLoansWhileMainLoansAndConsumes<Config>);
+  mcu_test::RunCase(name,
+                    "fan-out: the cooperative scheduler dispatches by priority with an "
+                    "interrupt publishing",
+                    &CooperativeSchedulerDispatchesByPriority<Config>);
 }
 
 template <typename Config>

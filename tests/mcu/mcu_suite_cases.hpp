@@ -48,6 +48,10 @@ void RetainBeyondTheCallback();
 template <typename Config>
 void InterruptLoansWhileMainLoansAndConsumes();
 
+// mcu_suite_fan_out.cpp
+template <typename Config>
+void CooperativeSchedulerDispatchesByPriority();
+
 }  // namespace mcu_suite
 
 #endif  // MCU_MCU_SUITE_CASES_HPP_

@@ -40,6 +40,9 @@
 #include "mccc/traits.hpp"
 
 namespace mccc {
+namespace detail {
+struct DomainAccess;  // bus/domain_access.hpp: what a fan-out domain sets on its consumer buses
+}  // namespace detail
 
 /// @brief The asynchronous message bus.
 /// @tparam PayloadVariant `std::variant<Msg1, Msg2, ...>` of the message types.
@@ -53,6 +56,7 @@ class AsyncBus : public detail::PublishApi<AsyncBus<PayloadVariant, Traits>,
   using Path = detail::BusMonitor<Config>;
   using Publisher = detail::PublishPath<Config>;
   friend class detail::PublishApi<AsyncBus, Config>;
+  friend struct detail::DomainAccess;
 
  public:
   using Payload = PayloadVariant;                    ///< The payload variant.

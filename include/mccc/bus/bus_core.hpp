@@ -25,6 +25,13 @@
 namespace mccc {
 namespace detail {
 
+/// @brief A second receiver of a bus's errors, one that knows whose they are: a fan-out domain
+/// installs one per consumer bus, so that its error callback learns which consumer reported
+/// (fanout/domain.hpp). Called wherever the bus calls its error callback, after it.
+struct ErrorSink {
+  void (*report)(const ErrorSink& sink, BusError error, uint64_t msg_id) noexcept = nullptr;
+};
+
 /// @brief The bus's state and shared steps. `Config`: a BusConfig. Every member is public: this
 /// is the state the layers above share (publish_path.hpp inherits it protected, and AsyncBus
 /// inherits the layers privately, so users never reach it).
@@ -74,6 +81,20 @@ class BusCore : protected Config::PoolSet {
     const ErrorCallback callback = LoadErrorCallback();
     if (callback != nullptr) {
       callback(error, msg_id);
+    }
+    ReportToSink(error, msg_id);
+  }
+
+  void StoreErrorSink(const ErrorSink* sink) noexcept {
+    // release: pairs with the acquire load in ReportToSink (as StoreErrorCallback).
+    error_sink_.store(sink, std::memory_order_release);
+  }
+
+  void ReportToSink(BusError error, uint64_t msg_id) const noexcept {
+    // acquire: pairs with StoreErrorSink's release store. Only on error paths.
+    const ErrorSink* sink = error_sink_.load(std::memory_order_acquire);
+    if (sink != nullptr) {
+      sink->report(*sink, error, msg_id);
     }
   }
 
@@ -149,17 +170,24 @@ class BusCore : protected Config::PoolSet {
     }
 #endif
     const ErrorCallback callback = LoadErrorCallback();
-    if (callback != nullptr) {
+    // relaxed: decides only whether to compute the id; ReportToSink loads the sink again, with
+    // acquire, before it calls it.
+    const bool has_sink = error_sink_.load(std::memory_order_relaxed) != nullptr;
+    if (callback != nullptr || has_sink) {
       // The id this message would have received (the next admitted message receives it).
-      callback(BusError::kQueueFull, ids_.WouldBeId(observed_tail, [this]() noexcept {
-        return rings_.Shared().ConsumedPosition();
-      }));
+      const uint64_t would_be_id = ids_.WouldBeId(
+          observed_tail, [this]() noexcept { return rings_.Shared().ConsumedPosition(); });
+      if (callback != nullptr) {
+        callback(BusError::kQueueFull, would_be_id);
+      }
+      ReportToSink(BusError::kQueueFull, would_be_id);
     }
   }
 
   // Read-mostly settings on their own line: producers read them on every publish.
   alignas(Config::kLine) std::atomic<PerformanceMode> mode_{PerformanceMode::kFullFeatured};
   std::atomic<ErrorCallback> error_callback_{nullptr};
+  std::atomic<const ErrorSink*> error_sink_{nullptr};
   // The id bias (read by producers that assign ids), then the consumer's id words.
   Ids ids_;
   // Written only when the consumer goes to sleep; read by every publish.

@@ -73,6 +73,15 @@ std::size_t NextSubscriptionIdBase() noexcept {
   return instance << kHalfBits;
 }
 
+/// @brief Told whenever a type of a table gains its first live subscription or loses its last
+/// (a fan-out domain keeps its per-type set of subscribed consumers with it). Called under the
+/// table's lock, so the calls for one table come one at a time and in the order of the changes;
+/// it must not subscribe or unsubscribe on the same table.
+struct SubscriptionWatch {
+  void (*changed)(const SubscriptionWatch& watch, std::size_t type,
+                  bool any_live) noexcept = nullptr;
+};
+
 /// @brief The subscriber table of one bus.
 /// @tparam Envelope  MessageEnvelope<Payload>.
 /// @tparam kTypes    Number of payload alternatives (rows).
@@ -151,6 +160,11 @@ class SubscriptionTable {
       // ACTIVE state precedes it in this thread).
       detail::StoreRelease<kSingleCore>(row.used, used);
     }
+    if (live == 0U && watch_ != nullptr) {
+      // After ACTIVE: whoever learns of the subscription through the watch (and synchronises
+      // with it) also sees the entry active.
+      watch_->changed(*watch_, type, true);
+    }
     return SubscriptionHandle{type, entry.callback_id};
   }
 
@@ -177,6 +191,9 @@ class SubscriptionTable {
       // EndBatch, its state loads in Dispatch and its load of pending_reclaims_ in EndBatch.
       StoreSeqCst(entry.state, kRemoved);
       StoreSeqCst(pending_reclaims_, pending_reclaims_.load(std::memory_order_relaxed) + 1U);
+      if (watch_ != nullptr && CountActiveLocked(rows_[handle.type_index]) == 0U) {
+        watch_->changed(*watch_, handle.type_index, false);
+      }
     }
     // With light batch marks the consumer has no StoreLoad barrier of its own: the heavy half
     // of the asymmetric fence stands between the stores above and the epoch load below. It is
@@ -306,6 +323,19 @@ class SubscriptionTable {
     return errors;
   }
 
+  /// @brief Installs `watch` (nullptr: none) and tells it at once which types have live
+  /// subscriptions now; from then on it is told of every change (SubscriptionWatch). `watch` must
+  /// outlive the table or be replaced first. Thread-safe (under the table's lock).
+  void SetWatch(const SubscriptionWatch* watch) noexcept {
+    detail::ControlLockGuard<ControlLock> guard(lock_);
+    watch_ = watch;
+    if (watch != nullptr) {
+      for (std::size_t type = 0U; type < kTypes; ++type) {
+        watch->changed(*watch, type, CountActiveLocked(rows_[type]) != 0U);
+      }
+    }
+  }
+
   /// @brief Number of live (ACTIVE) subscriptions of `type`. Snapshot, thread-safe.
   std::size_t CountActive(std::size_t type) const noexcept {
     std::size_t n = 0U;
@@ -412,6 +442,16 @@ class SubscriptionTable {
     return id;
   }
 
+  /// Live subscriptions of `row`. Caller holds the lock (every change of ACTIVE is made under it).
+  static std::size_t CountActiveLocked(const Row& row) noexcept {
+    std::size_t live = 0U;
+    for (const Entry& entry : row.entries) {
+      // relaxed: ACTIVE is entered and left only under the lock the caller holds.
+      live += entry.state.load(std::memory_order_relaxed) == kActive ? 1U : 0U;
+    }
+    return live;
+  }
+
   /// Destroys the REMOVED entries the consumer can no longer be inside, one at a time: each
   /// callable is moved out under the lock and destroyed after it is released, so a capture whose
   /// destructor subscribes or unsubscribes (e.g. the last owner of a component) cannot deadlock.
@@ -495,6 +535,7 @@ class SubscriptionTable {
   std::atomic<bool> switch_acknowledged_{false};  // the consumer took the symmetric path
   bool switch_acknowledged_local_ = false;        // consumer-owned copy of the above
   bool batch_light_ = false;                      // consumer-owned: this batch's marks
+  const SubscriptionWatch* watch_ = nullptr;      // under the lock
 };
 
 }  // namespace detail

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+/// @file domain.hpp
+/// @brief `mccc::Domain`: fan-out. One publish reaches every consumer subscribed to the message's
+/// type; each consumer has a queue of its own and runs on its own thread (or in its turn in a
+/// cooperative loop), so none delays, starves or refuses for another.
+///
+/// @code
+/// struct SafetyTraits : mccc::DefaultBusTraits { static constexpr uint32_t kQueueDepth = 256; };
+/// struct LoggerTraits : mccc::DefaultBusTraits { static constexpr uint32_t kQueueDepth = 4096; };
+/// using Lidar = mccc::Domain<Payload, SafetyTraits, LoggerTraits>;   // consumer 0, consumer 1
+/// auto lidar = std::make_unique<Lidar>();
+/// lidar->Consumer<0>().Subscribe<Scan>([](const Scan& s) { CheckClearance(s); });
+/// lidar->Consumer<1>().Subscribe<Scan>([](const Scan& s) { Log(s); });
+/// mccc::ActiveObject<Lidar::ConsumerBus<0>> safety(lidar->Consumer<0>());   // its own thread
+/// mccc::ActiveObject<Lidar::ConsumerBus<1>> logger(lidar->Consumer<1>());
+/// lidar->Publish(scan, kLidarId);   // both receive it; a slow logger delays only itself
+/// @endcode
+///
+/// ## What a consumer is
+/// Consumer I is an `AsyncBus<Payload, ConsumerTraits_I>` owned by the domain: its own depth,
+/// HIGH ring, producer lanes, admission limits, statistics and error callback, everything a bus
+/// has. It is used as a bus: Subscribe (or a Component / StaticComponent on it), ProcessBatch,
+/// ProcessBatchWith, WaitForMessages, an ActiveObject, GetStatistics. Its HIGH ring is dispatched
+/// ahead of its own backlog exactly as a bus's (G-2, per consumer). Publishing on the consumer's
+/// bus directly reaches that consumer only.
+///
+/// ## Publishing once
+/// Publish, PublishWithPriority, PublishFast, PublishEmplace and PublishBatch read the set of
+/// consumers subscribed to the type (one atomic load: subscribed_consumers.hpp), read the clock
+/// once, and copy the message into the queue of each of them, in consumer order, by that
+/// consumer's own publish (its admission, counting, error reporting and wake-up). Lock-free, no
+/// heap; the cost grows with the consumers subscribed to the type, not with all of them. The
+/// subscriptions may change at any time, on any thread, as on a bus.
+///
+/// Admission is per consumer: a consumer whose queue refuses (full, or its LOW / MEDIUM limit)
+/// loses its own copy only. It counts the refusal in its statistics and reports kQueueFull to its
+/// own error callback and to the domain's, which is told the consumer's index. The result
+/// (FanOutResult) names the consumers that admitted the message and those that refused it.
+///
+/// Order: the messages one producer publishes at one priority reach each consumer in the order
+/// of the calls (each consumer's ring keeps it, as on a bus); across consumers there is no order.
+///
+/// ## Freedom from interference
+/// Consumers share nothing on the publish path but the read-only subscription word: a consumer
+/// blocked inside a callback, or never polled, fills only its own queue; the others' admissions
+/// and dispatch are unchanged. The producer pays one claim per subscribed consumer.
+///
+/// ## Cooperative scheduling (bare metal)
+/// DispatchHighestReady() dispatches one batch of the highest-priority consumer that has a
+/// message ready (consumer 0 is the highest), like QP's QV kernel: a main loop that calls it
+/// runs its consumers by priority, while interrupts publish.
+///
+/// Thread-safety: every publish call, Subscribe/Unsubscribe on a consumer, statistics and the
+/// error callback setting: any thread, any time. A consumer's ProcessBatch (and
+/// DispatchHighestReady for the consumers it runs): that consumer's one consumer thread.
+#ifndef MCCC_FANOUT_DOMAIN_HPP_
+#define MCCC_FANOUT_DOMAIN_HPP_
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "mccc/bus/async_bus.hpp"
+#include "mccc/bus/domain_access.hpp"
+#include "mccc/config.hpp"
+#include "mccc/detail/variant_traits.hpp"
+#include "mccc/fanout/fan_out_result.hpp"
+#include "mccc/fanout/subscribed_consumers.hpp"
+#include "mccc/message.hpp"
+
+namespace mccc {
+
+/// @brief The domain's error callback: the consumer that reported (its index; kNoConsumer for an
+/// error of the call itself, such as a priority that is not an enumerator), the error and the
+/// msg_id as the consumer's bus reports it. Called on the thread that met the error.
+using DomainErrorCallback = void (*)(uint32_t consumer, BusError error, uint64_t msg_id);
+
+/// @brief What DispatchHighestReady did: the consumer it ran (kNoConsumer: none had a message)
+/// and how many messages that batch dispatched.
+struct DispatchOutcome {
+  uint32_t consumer;
+  uint32_t dispatched;
+};
+
+/// @brief "No consumer" in DispatchOutcome and DomainErrorCallback.
+inline constexpr uint32_t kNoConsumer = ~uint32_t{0};
+
+/// @brief A fan-out domain of consumers (see the file comment).
+/// @tparam PayloadVariant The message types, shared by every consumer.
+/// @tparam ConsumerTraits One bus traits class per consumer, highest priority first.
+template <typename PayloadVariant, typename... ConsumerTraits>
+class Domain {
+  using Buses = std::tuple<AsyncBus<PayloadVariant, ConsumerTraits>...>;
+  using FirstTraits = std::tuple_element_t<0U, std::tuple<ConsumerTraits...>>;
+  using FirstConfig = detail::BusConfig<PayloadVariant, FirstTraits>;
+  using Clock = typename FirstTraits::Clock;
+  static constexpr std::size_t kTypes = std::variant_size_v<PayloadVariant>;
+
+  static_assert(sizeof...(ConsumerTraits) >= 1U && sizeof...(ConsumerTraits) <= kMaxDomainConsumers,
+                "mccc: Domain<Payload, ConsumerTraits...>: give 1 to 32 consumer traits (one bus "
+                "per consumer)");
+  static_assert((std::is_same_v<typename ConsumerTraits::Clock, Clock> && ...),
+                "mccc: Domain: every consumer's traits must name the same Clock, since a fan-out "
+                "publish reads the clock once for all its copies");
+  static_assert(((ConsumerTraits::kSingleCore == FirstTraits::kSingleCore) && ...),
+                "mccc: Domain: the consumers' traits must agree on kSingleCore (the domain's "
+                "subscription words are shared by all of them)");
+
+ public:
+  using Payload = PayloadVariant;  ///< The payload variant.
+  /// Consumers in the domain.
+  static constexpr std::size_t kConsumerCount = sizeof...(ConsumerTraits);
+  /// Every consumer (the default set of DispatchHighestReady).
+  static constexpr ConsumerMask kAllConsumers = kConsumerCount == kMaxDomainConsumers
+                                                    ? ~ConsumerMask{0}
+                                                    : (ConsumerMask{1} << kConsumerCount) - 1U;
+  /// The bus type of consumer I.
+  template <std::size_t I>
+  using ConsumerBus = std::tuple_element_t<I, Buses>;
+
+  /// @brief A domain whose consumers have empty queues and no subscribers. Allocates nothing:
+  /// every consumer's rings are members, so give a large domain static or heap storage.
+  Domain() noexcept { Attach(std::make_index_sequence<kConsumerCount>{}); }
+  /// @brief Requires that no thread publishes or consumes any more. Destroys what is still
+  /// queued, undelivered.
+  ~Domain() { Detach(std::make_index_sequence<kConsumerCount>{}); }
+  Domain(const Domain&) = delete;
+  Domain& operator=(const Domain&) = delete;
+  Domain(Domain&&) = delete;
+  Domain& operator=(Domain&&) = delete;
+
+  /// @brief Consumer I: a bus of its own (see the file comment).
+  template <std::size_t I>
+  ConsumerBus<I>& Consumer() noexcept {
+    static_assert(I < kConsumerCount, "mccc: Domain::Consumer<I>: I is not below kConsumerCount");
+    return std::get<I>(buses_);
+  }
+  template <std::size_t I>
+  const ConsumerBus<I>& Consumer() const noexcept {
+    static_assert(I < kConsumerCount, "mccc: Domain::Consumer<I>: I is not below kConsumerCount");
+    return std::get<I>(buses_);
+  }
+
+  /// @brief The consumers subscribed to T now (snapshot). Thread-safe.
+  template <typename T>
+  ConsumerMask SubscribersOf() const noexcept {
+    return subscribed_.Of(IndexOf<T>());
+  }
+
+  // ---- Publishing -----------------------------------------------------------------------------
+
+  /// @brief Publishes `message` with MEDIUM priority to every consumer subscribed to its type,
+  /// timestamped by one clock reading. See FanOutResult for what is returned.
+  template <typename T>
+  FanOutResult Publish(const T& message, uint32_t sender_id) noexcept {
+    return PublishWithPriority(message, sender_id, MessagePriority::kMedium);
+  }
+
+  /// @brief As Publish, with an explicit priority, admitted by each consumer's own limits. A
+  /// priority that is not an enumerator reaches nobody: kInvalidMessage is reported (consumer
+  /// kNoConsumer) and every subscribed consumer is named refused.
+  template <typename T>
+  FanOutResult PublishWithPriority(const T& message, uint32_t sender_id,
+                                   MessagePriority priority) noexcept {
+    const ConsumerMask subscribed = subscribed_.Of(IndexOf<T>());
+    if (subscribed == 0U || !CheckPriority(priority)) {
+      return FanOutResult{subscribed, 0U};
+    }
+    return PublishStamped(subscribed, message, sender_id, priority, Clock::NowUs());
+  }
+
+  /// @brief As PublishWithPriority with a caller-supplied timestamp: no clock read.
+  template <typename T>
+  FanOutResult PublishFast(const T& message, uint32_t sender_id, uint64_t timestamp_us,
+                           MessagePriority priority = MessagePriority::kMedium) noexcept {
+    const ConsumerMask subscribed = subscribed_.Of(IndexOf<T>());
+    if (subscribed == 0U || !CheckPriority(priority)) {
+      return FanOutResult{subscribed, 0U};
+    }
+    return PublishStamped(subscribed, message, sender_id, priority, timestamp_us);
+  }
+
+  /// @brief Builds a T from `args` once, then publishes it as PublishWithPriority.
+  template <typename T, typename... Args>
+  FanOutResult PublishEmplace(uint32_t sender_id, MessagePriority priority,
+                              Args&&... args) noexcept {
+    static_assert(std::is_nothrow_constructible_v<T, Args...>,
+                  "mccc: Domain::PublishEmplace<T>: T must be nothrow-constructible from these "
+                  "arguments (it is built once, then copied to each consumer)");
+    const T message(std::forward<Args>(args)...);
+    return PublishWithPriority(message, sender_id, priority);
+  }
+
+  /// @brief Publishes `messages[0, count)` to every consumer subscribed to T: each consumer runs
+  /// the bus's PublishBatch (one claim, a prefix admitted, refusals counted and reported there).
+  template <typename T>
+  FanOutBatchResult<kConsumerCount> PublishBatch(
+      const T* messages, uint32_t count, uint32_t sender_id,
+      MessagePriority priority = MessagePriority::kMedium) noexcept {
+    FanOutBatchResult<kConsumerCount> result{};
+    result.count = count;
+    result.subscribed = subscribed_.Of(IndexOf<T>());
+    if (result.subscribed == 0U || count == 0U) {
+      return result;
+    }
+    if (!CheckPriority(priority) || messages == nullptr) {
+      Report(kNoConsumer, BusError::kInvalidMessage, 0U);
+      return result;
+    }
+    BatchEach(result, messages, sender_id, priority, std::make_index_sequence<kConsumerCount>{});
+    return result;
+  }
+
+  // ---- Scheduling -----------------------------------------------------------------------------
+
+  /// @brief One ProcessBatch of the highest-priority consumer in `among` (lowest index first)
+  /// that has a message ready; the consumers before it are polled and found empty. Returns that
+  /// consumer and the messages dispatched, or kNoConsumer when none in `among` had any. Call it
+  /// from the one thread that consumes every consumer in `among` (a main loop, an RTOS task).
+  DispatchOutcome DispatchHighestReady(ConsumerMask among = kAllConsumers) noexcept {
+    return DispatchFirst(among, std::make_index_sequence<kConsumerCount>{});
+  }
+
+  // ---- Errors ---------------------------------------------------------------------------------
+
+  /// @brief Installs the domain's error callback (nullptr: none), told of every error of every
+  /// consumer with its index, besides that consumer's own callback. Thread-safe.
+  void SetErrorCallback(DomainErrorCallback callback) noexcept {
+    // release: pairs with the acquire load in Report (as AsyncBus::SetErrorCallback).
+    error_callback_.store(callback, std::memory_order_release);
+  }
+  /// @brief The domain's error callback. Thread-safe.
+  DomainErrorCallback GetErrorCallback() const noexcept {
+    // acquire: pairs with SetErrorCallback's release store.
+    return error_callback_.load(std::memory_order_acquire);
+  }
+
+ private:
+  /// One consumer's error sink: knows its domain and its index.
+  struct ConsumerSink : detail::ErrorSink {
+    Domain* domain = nullptr;
+    uint32_t consumer = 0U;
+  };
+
+  template <typename T>
+  static constexpr std::size_t IndexOf() noexcept {
+    static_assert(detail::kIsAlternative<T, Payload>,
+                  "mccc: Domain: the message type is not an alternative of the payload variant; "
+                  "publish one of the std::variant's types (exactly, no conversion) or add it");
+    static_assert(!detail::LoanedTraits<T>::kIsLoaned && !detail::MessageLoanTraits<T>::kIsLoan,
+                  "mccc: Domain: loaned messages are published on a consumer's bus "
+                  "(Consumer<I>().Loan / Publish); a Domain copies inline messages to each "
+                  "consumer");
+    return detail::AlternativeIndex<T, Payload>::value;
+  }
+
+  bool CheckPriority(MessagePriority priority) const noexcept {
+    if (MCCC_UNLIKELY(static_cast<std::size_t>(priority) >= kPriorityCount)) {
+      Report(kNoConsumer, BusError::kInvalidMessage, 0U);
+      return false;
+    }
+    return true;
+  }
+
+  template <typename T>
+  FanOutResult PublishStamped(ConsumerMask subscribed, const T& message, uint32_t sender_id,
+                              MessagePriority priority, uint64_t timestamp_us) noexcept {
+    return FanOutResult{subscribed,
+                        PublishEach(subscribed, message, sender_id, priority, timestamp_us,
+                                    std::make_index_sequence<kConsumerCount>{})};
+  }
+
+  template <typename T, std::size_t... I>
+  ConsumerMask PublishEach(ConsumerMask subscribed, const T& message, uint32_t sender_id,
+                           MessagePriority priority, uint64_t timestamp_us,
+                           std::index_sequence<I...> /*consumers*/) noexcept {
+    ConsumerMask admitted = 0U;
+    // Every subscribed consumer in turn (a comma fold: one consumer's refusal stops nothing).
+    static_cast<void>((((((subscribed >> I) & 1U) != 0U &&
+                         PublishTo(std::get<I>(buses_), message, sender_id, priority, timestamp_us))
+                            ? (admitted |= ConsumerMask{1} << I)
+                            : 0U),
+                       ...));
+    return admitted;
+  }
+
+  /// One consumer's copy, by that consumer's own publish.
+  template <typename Bus, typename T>
+  static bool PublishTo(Bus& bus, const T& message, uint32_t sender_id, MessagePriority priority,
+                        uint64_t timestamp_us) noexcept {
+    if constexpr (Bus::kStoresTimestamp) {
+      return bus.PublishFast(message, sender_id, timestamp_us, priority);
+    } else {
+      return bus.PublishWithPriority(message, sender_id, priority);  // stores no time
+    }
+  }
+
+  template <typename T, std::size_t... I>
+  void BatchEach(FanOutBatchResult<kConsumerCount>& result, const T* messages, uint32_t sender_id,
+                 MessagePriority priority, std::index_sequence<I...> /*consumers*/) noexcept {
+    static_cast<void>(((((result.subscribed >> I) & 1U) != 0U
+                            ? (result.admitted[I] = std::get<I>(buses_).PublishBatch(
+                                   messages, result.count, sender_id, priority))
+                            : 0U),
+                       ...));
+  }
+
+  template <std::size_t... I>
+  DispatchOutcome DispatchFirst(ConsumerMask among,
+                                std::index_sequence<I...> /*consumers*/) noexcept {
+    DispatchOutcome outcome{kNoConsumer, 0U};
+    // Stops at the first consumer whose batch dispatched something.
+    static_cast<void>(((((among >> I) & 1U) != 0U &&
+                        (outcome.dispatched = std::get<I>(buses_).ProcessBatch()) != 0U &&
+                        ((outcome.consumer = static_cast<uint32_t>(I)), true)) ||
+                       ...));
+    return outcome;
+  }
+
+  template <std::size_t... I>
+  void Attach(std::index_sequence<I...> /*consumers*/) noexcept {
+    ((sinks_[I].report = &ReportFromSink, sinks_[I].domain = this,
+      sinks_[I].consumer = static_cast<uint32_t>(I),
+      detail::DomainAccess::SetErrorSink(std::get<I>(buses_), &sinks_[I]),
+      detail::DomainAccess::SetSubscriptionWatch(std::get<I>(buses_), subscribed_.WatchOf(I))),
+     ...);
+  }
+
+  template <std::size_t... I>
+  void Detach(std::index_sequence<I...> /*consumers*/) noexcept {
+    // The buses outlive this call (members destroyed after the body) and may still destroy
+    // subscriptions: they must no longer tell the domain's parts.
+    ((detail::DomainAccess::SetSubscriptionWatch(std::get<I>(buses_), nullptr),
+      detail::DomainAccess::SetErrorSink(std::get<I>(buses_), nullptr)),
+     ...);
+  }
+
+  static void ReportFromSink(const detail::ErrorSink& sink, BusError error,
+                             uint64_t msg_id) noexcept {
+    const auto& mine = static_cast<const ConsumerSink&>(sink);
+    mine.domain->Report(mine.consumer, error, msg_id);
+  }
+
+  void Report(uint32_t consumer, BusError error, uint64_t msg_id) const noexcept {
+    const DomainErrorCallback callback = GetErrorCallback();
+    if (callback != nullptr) {
+      callback(consumer, error, msg_id);
+    }
+  }
+
+  // The set read by every publish first, on a line of its own (it is written only when a
+  // consumer gains or loses its first subscriber of a type).
+  alignas(FirstConfig::kLine)
+      detail::SubscribedConsumers<kTypes, kConsumerCount, FirstTraits::kSingleCore,
+                                  typename FirstConfig::CriticalSection> subscribed_;
+  std::atomic<DomainErrorCallback> error_callback_{nullptr};
+  std::array<ConsumerSink, kConsumerCount> sinks_{};
+  Buses buses_;
+};
+
+}  // namespace mccc
+
+#endif  // MCCC_FANOUT_DOMAIN_HPP_
