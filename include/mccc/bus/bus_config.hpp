@@ -26,6 +26,7 @@
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/loans/loan_handles.hpp"
 #include "mccc/loans/loan_pools.hpp"
+#include "mccc/loans/shared_loan_pools.hpp"
 #include "mccc/message.hpp"
 #include "mccc/platform/critical_section.hpp"
 #include "mccc/ring/mpsc_ring.hpp"
@@ -164,8 +165,14 @@ struct BusConfig {
       sizeof(Position) >= sizeof(uint64_t) && !kDeliveryOrderIds && !kCompactEnvelope;
 
   // ---- Loans -------------------------------------------------------------------------------
-  using PoolSet =
-      LoanPoolSet<typename Traits::LoanPools, kSingleCore, CriticalSection, Traits::kCacheLineSize>;
+  /// The pools a bus holds, or (a fan-out domain's consumer: kSharesLoanPools) views of pools its
+  /// owner holds (loans/shared_loan_pools.hpp).
+  static constexpr bool kSharesLoanPools = SharesLoanPools<Traits>::value;
+  using PoolSet = std::conditional_t<kSharesLoanPools,
+                                     SharedLoanPoolSet<typename Traits::LoanPools, kSingleCore,
+                                                       CriticalSection, Traits::kCacheLineSize>,
+                                     LoanPoolSet<typename Traits::LoanPools, kSingleCore,
+                                                 CriticalSection, Traits::kCacheLineSize>>;
   static constexpr bool kHasLoans =
       !std::is_same_v<typename Traits::LoanPools, ::mccc::LoanPools<>>;
   /// True when T is listed as Loaned<T> in the payload variant.

@@ -37,6 +37,11 @@
 /// own error callback and to the domain's, which is told the consumer's index. The result
 /// (FanOutResult) names the consumers that admitted the message and those that refused it.
 ///
+/// Loans: a type listed as `Loaned<T>` is loaned from the domain's pool (`Loan<T>`, the pools
+/// that every consumer's traits name, held once by the domain) and published to all subscribed
+/// consumers as one block: each consumer's queue holds a 16-byte reference, and the block
+/// returns when the last consumer's last callback has run (or the last Retained handle goes).
+///
 /// Order: the messages one producer publishes at one priority reach each consumer in the order
 /// of the calls (each consumer's ring keeps it, as on a bus); across consumers there is no order.
 ///
@@ -93,13 +98,33 @@ inline constexpr uint32_t kNoConsumer = ~uint32_t{0};
 /// @brief A fan-out domain of consumers (see the file comment).
 /// @tparam PayloadVariant The message types, shared by every consumer.
 /// @tparam ConsumerTraits One bus traits class per consumer, highest priority first.
+namespace detail {
+
+/// @brief A domain consumer's bus traits: the user's, with the loan pools shared (the domain
+/// owns them, loans/shared_loan_pools.hpp) when the payload has loaned alternatives.
+template <typename Traits>
+struct DomainConsumerTraits : Traits {
+  static constexpr bool kSharesLoanPools = true;
+};
+template <typename Traits>
+using DomainConsumerTraitsOf =
+    std::conditional_t<std::is_same_v<typename Traits::LoanPools, LoanPools<>>, Traits,
+                       DomainConsumerTraits<Traits>>;
+
+}  // namespace detail
+
 template <typename PayloadVariant, typename... ConsumerTraits>
 class Domain {
-  using Buses = std::tuple<AsyncBus<PayloadVariant, ConsumerTraits>...>;
+  using Buses =
+      std::tuple<AsyncBus<PayloadVariant, detail::DomainConsumerTraitsOf<ConsumerTraits>>...>;
   using FirstTraits = std::tuple_element_t<0U, std::tuple<ConsumerTraits...>>;
   using FirstConfig = detail::BusConfig<PayloadVariant, FirstTraits>;
   using Clock = typename FirstTraits::Clock;
+  using Pools =
+      detail::LoanPoolSet<typename FirstTraits::LoanPools, FirstTraits::kSingleCore,
+                          typename FirstConfig::CriticalSection, FirstTraits::kCacheLineSize>;
   static constexpr std::size_t kTypes = std::variant_size_v<PayloadVariant>;
+  static constexpr bool kHasLoans = FirstConfig::kHasLoans;
 
   static_assert(sizeof...(ConsumerTraits) >= 1U && sizeof...(ConsumerTraits) <= kMaxDomainConsumers,
                 "mccc: Domain<Payload, ConsumerTraits...>: give 1 to 32 consumer traits (one bus "
@@ -110,6 +135,11 @@ class Domain {
   static_assert(((ConsumerTraits::kSingleCore == FirstTraits::kSingleCore) && ...),
                 "mccc: Domain: the consumers' traits must agree on kSingleCore (the domain's "
                 "subscription words are shared by all of them)");
+  static_assert(
+      (std::is_same_v<typename ConsumerTraits::LoanPools, typename FirstTraits::LoanPools> && ...),
+      "mccc: Domain: every consumer's traits must name the same LoanPools: the domain "
+      "holds those pools once and its consumers share them (one block per loaned "
+      "message, whatever the fan-out)");
 
  public:
   using Payload = PayloadVariant;  ///< The payload variant.
@@ -122,6 +152,14 @@ class Domain {
   /// The bus type of consumer I.
   template <std::size_t I>
   using ConsumerBus = std::tuple_element_t<I, Buses>;
+  /// The traits of consumer I's bus: ConsumerTraits_I, or (a payload with loaned alternatives)
+  /// a class derived from it that shares the domain's loan pools. Name it for a Component on
+  /// that consumer: `Component<Payload, Domain::ConsumerTraitsOf<I>>`.
+  template <std::size_t I>
+  using ConsumerTraitsOf = typename ConsumerBus<I>::TraitsType;
+  /// The pool of loaned message type T (LoanPool: kCapacity, Admission, BlockBytes()).
+  template <typename T>
+  using LoanPoolOf = typename Pools::template PoolType<T>;
 
   /// @brief A domain whose consumers have empty queues and no subscribers. Allocates nothing:
   /// every consumer's rings are members, so give a large domain static or heap storage.
@@ -216,6 +254,81 @@ class Domain {
     return result;
   }
 
+  // ---- Loans: one block for every consumer --------------------------------------------------
+
+  /// @brief Takes a block of T's pool (the domain's, shared by every consumer) and builds a T in
+  /// it from `args`, exactly as AsyncBus::Loan: pool admission by `priority` (LoanAdmission). An
+  /// empty loan when refused (kLoanRefused, or kInvalidMessage for a priority that is not an
+  /// enumerator, reported with consumer kNoConsumer). Thread-safe, lock-free, no heap.
+  template <typename T, typename... Args>
+  MessageLoan<T> Loan(MessagePriority priority, Args&&... args) noexcept {
+    static_assert(detail::kIsAlternative<Loaned<T>, Payload>,
+                  "mccc: Domain::Loan<T>: T does not travel by loan here; list mccc::Loaned<T> in "
+                  "the payload variant and mccc::PoolOf<T, N> in the consumers' LoanPools");
+    if (!CheckPriority(priority)) {
+      return MessageLoan<T>{};
+    }
+    MessageLoan<T> granted = pools_.template PoolFor<T>().TryLoan(
+        priority, LoanPoolOf<T>::Admission::LimitFor(priority), true, std::forward<Args>(args)...);
+    if (MCCC_UNLIKELY(!granted)) {
+      Report(kNoConsumer, BusError::kLoanRefused, 0U);
+    }
+    return granted;
+  }
+
+  /// @brief Publishes a loan to every consumer subscribed to T: each gets a reference to the one
+  /// block (16 bytes in its queue), admitted by its own ring; the block returns when the last
+  /// consumer's last callback has run (or the last Retained handle goes). The loan is taken from
+  /// the caller when at least one consumer admitted it (or none is subscribed: the block returns
+  /// at once); when every subscribed consumer refused, it stays with the caller, intact. A
+  /// refusing consumer keeps no reference. An empty loan, or one of another pool, reaches nobody
+  /// (kInvalidMessage, kForeignLoan). Priority: the loan's.
+  template <typename T>
+  FanOutResult Publish(MessageLoan<T>&& loan, uint32_t sender_id) noexcept {
+    const MessagePriority priority = loan.Priority();
+    return PublishLoan(std::move(loan), sender_id, priority, Clock::NowUs());
+  }
+  /// @brief Publish of a loan with an explicit priority (its ring admission; the pool admitted
+  /// it at the loan's).
+  template <typename T>
+  FanOutResult PublishWithPriority(MessageLoan<T>&& loan, uint32_t sender_id,
+                                   MessagePriority priority) noexcept {
+    return PublishLoan(std::move(loan), sender_id, priority, Clock::NowUs());
+  }
+  /// @brief Publish of a loan with a caller-supplied timestamp.
+  template <typename T>
+  FanOutResult PublishFast(MessageLoan<T>&& loan, uint32_t sender_id,
+                           uint64_t timestamp_us) noexcept {
+    const MessagePriority priority = loan.Priority();
+    return PublishLoan(std::move(loan), sender_id, priority, timestamp_us);
+  }
+  template <typename T>
+  FanOutResult PublishFast(MessageLoan<T>&& loan, uint32_t sender_id, uint64_t timestamp_us,
+                           MessagePriority priority) noexcept {
+    return PublishLoan(std::move(loan), sender_id, priority, timestamp_us);
+  }
+
+  /// @brief A reference-counted handle to the loaned message `message` refers to (inside any
+  /// consumer's callback), as AsyncBus::Retain. Thread-safe.
+  template <typename T>
+  Retained<T> Retain(const T& message) noexcept {
+    static_assert(detail::kIsAlternative<Loaned<T>, Payload>,
+                  "mccc: Domain::Retain(message): this type does not travel by loan here");
+    return pools_.template PoolFor<T>().Retain(message);
+  }
+
+  /// @brief The counters of T's pool (shared by the consumers). Thread-safe.
+  template <typename T>
+  LoanPoolStatistics GetLoanStatistics() const noexcept {
+    static_assert(detail::kIsAlternative<Loaned<T>, Payload>,
+                  "mccc: Domain::GetLoanStatistics<T>: T does not travel by loan here");
+    return pools_.template PoolFor<T>().Statistics();
+  }
+
+  /// @brief Zeroes the counters of every pool (a consumer's ResetStatistics leaves the shared
+  /// pools' counters alone). Thread-safe.
+  void ResetLoanStatistics() noexcept { pools_.ResetAll(); }
+
   // ---- Scheduling -----------------------------------------------------------------------------
 
   /// @brief One ProcessBatch of the highest-priority consumer in `among` (lowest index first)
@@ -247,16 +360,24 @@ class Domain {
     uint32_t consumer = 0U;
   };
 
+  /// The alternative index of an inline message type T (what the public calls copy).
   template <typename T>
   static constexpr std::size_t IndexOf() noexcept {
+    static_assert(!detail::MessageLoanTraits<T>::kIsLoan,
+                  "mccc: Domain: a loan is unique and is published by moving it: "
+                  "Publish(std::move(loan), sender)");
+    static_assert(!detail::kIsAlternative<Loaned<T>, Payload>,
+                  "mccc: Domain: this message type travels by loan here (the variant lists "
+                  "mccc::Loaned<T>); take a block with domain.Loan<T>(priority), fill it and "
+                  "Publish(std::move(loan), sender)");
     static_assert(detail::kIsAlternative<T, Payload>,
                   "mccc: Domain: the message type is not an alternative of the payload variant; "
                   "publish one of the std::variant's types (exactly, no conversion) or add it");
-    static_assert(!detail::LoanedTraits<T>::kIsLoaned && !detail::MessageLoanTraits<T>::kIsLoan,
-                  "mccc: Domain: loaned messages are published on a consumer's bus "
-                  "(Consumer<I>().Loan / Publish); a Domain copies inline messages to each "
-                  "consumer");
     return detail::AlternativeIndex<T, Payload>::value;
+  }
+  template <typename T>
+  static constexpr std::size_t IndexOf(Loaned<T>* /*loaned*/) noexcept {
+    return detail::AlternativeIndex<Loaned<T>, Payload>::value;
   }
 
   bool CheckPriority(MessagePriority priority) const noexcept {
@@ -291,12 +412,13 @@ class Domain {
 
   /// One consumer's copy, by that consumer's own publish.
   template <typename Bus, typename T>
-  static bool PublishTo(Bus& bus, const T& message, uint32_t sender_id, MessagePriority priority,
+  static bool PublishTo(Bus& bus, T&& message, uint32_t sender_id, MessagePriority priority,
                         uint64_t timestamp_us) noexcept {
     if constexpr (Bus::kStoresTimestamp) {
-      return bus.PublishFast(message, sender_id, timestamp_us, priority);
+      return bus.PublishFast(std::forward<T>(message), sender_id, timestamp_us, priority);
     } else {
-      return bus.PublishWithPriority(message, sender_id, priority);  // stores no time
+      return bus.PublishWithPriority(std::forward<T>(message), sender_id,
+                                     priority);  // stores no time
     }
   }
 
@@ -308,6 +430,58 @@ class Domain {
                                    messages, result.count, sender_id, priority))
                             : 0U),
                        ...));
+  }
+
+  template <typename T>
+  FanOutResult PublishLoan(MessageLoan<T>&& loan, uint32_t sender_id, MessagePriority priority,
+                           uint64_t timestamp_us) noexcept {
+    const ConsumerMask subscribed = subscribed_.Of(IndexOf(static_cast<Loaned<T>*>(nullptr)));
+    if (MCCC_UNLIKELY(!loan)) {
+      Report(kNoConsumer, BusError::kInvalidMessage, 0U);
+      return FanOutResult{subscribed, 0U};
+    }
+    if (MCCC_UNLIKELY(!pools_.template PoolFor<T>().Owns(*detail::LoanAccess::BlockOf(loan)))) {
+      Report(kNoConsumer, BusError::kForeignLoan, 0U);
+      return FanOutResult{subscribed, 0U};
+    }
+    if (!CheckPriority(priority)) {
+      return FanOutResult{subscribed, 0U};
+    }
+    if (subscribed == 0U) {
+      loan.Reset();  // published to nobody: the block returns now
+      return FanOutResult{0U, 0U};
+    }
+    const ConsumerMask admitted = LoanEach(subscribed, loan, sender_id, priority, timestamp_us,
+                                           std::make_index_sequence<kConsumerCount>{});
+    if (admitted != 0U) {
+      // The queued references keep the block; the caller's is dropped (it may be the last one
+      // already, when every consumer has dispatched its copy: the block returns then).
+      loan.Reset();
+    }
+    return FanOutResult{subscribed, admitted};
+  }
+
+  /// Every subscribed consumer gets a reference of its own (LoanAccess::Share); a refused one is
+  /// dropped at once, so a refusing consumer keeps nothing. The caller's own reference stays in
+  /// `loan` until all are done.
+  template <typename T, std::size_t... I>
+  ConsumerMask LoanEach(ConsumerMask subscribed, const MessageLoan<T>& loan, uint32_t sender_id,
+                        MessagePriority priority, uint64_t timestamp_us,
+                        std::index_sequence<I...> /*consumers*/) noexcept {
+    ConsumerMask admitted = 0U;
+    const auto publish_to = [&](auto& bus, ConsumerMask bit) noexcept {
+      MessageLoan<T> share = detail::LoanAccess::Share(loan);
+      if (PublishTo(bus, std::move(share), sender_id, priority, timestamp_us)) {
+        admitted |= bit;
+      }
+      // A refused share is still in `share`: its destructor drops the reference (never the
+      // last: the caller's loan holds one).
+    };
+    static_cast<void>((
+        (((subscribed >> I) & 1U) != 0U ? (publish_to(std::get<I>(buses_), ConsumerMask{1} << I), 0)
+                                        : 0),
+        ...));
+    return admitted;
   }
 
   template <std::size_t... I>
@@ -324,6 +498,9 @@ class Domain {
 
   template <std::size_t... I>
   void Attach(std::index_sequence<I...> /*consumers*/) noexcept {
+    if constexpr (kHasLoans) {
+      (detail::DomainAccess::AttachLoanPools(std::get<I>(buses_), pools_), ...);
+    }
     ((sinks_[I].report = &ReportFromSink, sinks_[I].domain = this,
       sinks_[I].consumer = static_cast<uint32_t>(I),
       detail::DomainAccess::SetErrorSink(std::get<I>(buses_), &sinks_[I]),
@@ -360,6 +537,9 @@ class Domain {
                                   typename FirstConfig::CriticalSection> subscribed_;
   std::atomic<DomainErrorCallback> error_callback_{nullptr};
   std::array<ConsumerSink, kConsumerCount> sinks_{};
+  // Before the buses: destroyed after them, so the references their queued messages hold
+  // return to live pools.
+  Pools pools_;
   Buses buses_;
 };
 

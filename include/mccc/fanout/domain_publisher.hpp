@@ -21,7 +21,9 @@
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
+#include "mccc/loans/loan_handles.hpp"
 #include "mccc/message.hpp"
 
 namespace mccc {
@@ -51,6 +53,19 @@ class DomainPublisher {
   bool PublishFast(const T& message, uint32_t sender_id, uint64_t timestamp_us,
                    MessagePriority priority = MessagePriority::kMedium) noexcept {
     return static_cast<bool>(domain_.PublishFast(message, sender_id, timestamp_us, priority));
+  }
+
+  /// @brief Domain::Loan.
+  template <typename T, typename... Args>
+  MessageLoan<T> Loan(MessagePriority priority, Args&&... args) noexcept {
+    return domain_.template Loan<T>(priority, std::forward<Args>(args)...);
+  }
+  /// @brief Domain::PublishFast of a loan; true when published (the loan is then taken).
+  template <typename T>
+  bool PublishFast(MessageLoan<T>&& loan, uint32_t sender_id, uint64_t timestamp_us,
+                   MessagePriority priority) noexcept {
+    return static_cast<bool>(
+        domain_.PublishFast(std::move(loan), sender_id, timestamp_us, priority));
   }
 
   /// @brief The callback told of the errors of the code that publishes through this object (not

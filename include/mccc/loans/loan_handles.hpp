@@ -236,6 +236,17 @@ struct LoanAccess {
   static Retained<T> AdoptRetained(LoanBlockHeader* block, const T* message) noexcept {
     return Retained<T>(block, message);
   }
+  /// A second loan of the block `loan` holds, counted as a reference of its own (nothing when
+  /// `loan` is empty): a fan-out domain hands one to each consumer it publishes to. The message
+  /// is read-only from then on (every holder but the producer sees it through a Loaned handle).
+  template <typename T>
+  static MessageLoan<T> Share(const MessageLoan<T>& loan) noexcept {
+    if (loan.block_ == nullptr) {
+      return MessageLoan<T>{};
+    }
+    loan.block_->ops->retain(*loan.block_);
+    return MessageLoan<T>(loan.block_, loan.message_, loan.priority_);
+  }
   /// The block a loan or a Loaned handle holds (nullptr when empty); the handle keeps it.
   template <typename T>
   static const LoanBlockHeader* BlockOf(const MessageLoan<T>& loan) noexcept {

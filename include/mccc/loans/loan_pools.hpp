@@ -86,6 +86,17 @@ struct LoanConfigurationChecks<std::variant<Ts...>, LoanPools<Pools...>> {
        ...);
 };
 
+/// @brief Adds one pool's counters to `total` (capacity, use, high-water mark, grants, refusals).
+inline void AddPoolStatistics(LoanPoolStatistics& total, const LoanPoolStatistics& pool) noexcept {
+  total.capacity += pool.capacity;
+  total.in_use += pool.in_use;
+  total.high_water += pool.high_water;
+  total.loans_granted += pool.loans_granted;
+  total.high_priority_refused += pool.high_priority_refused;
+  total.medium_priority_refused += pool.medium_priority_refused;
+  total.low_priority_refused += pool.low_priority_refused;
+}
+
 /// @brief The pools of one bus, one member per LoanPools entry (an empty base without any).
 template <typename Pools, bool kSingleCore, typename CriticalSection, unsigned kCacheLine>
 class LoanPoolSet;
@@ -155,14 +166,7 @@ class LoanPoolSet<LoanPools<First, Rest...>, kSingleCore, CriticalSection, kCach
   }
 
   void Accumulate(LoanPoolStatistics& total) const noexcept {
-    const LoanPoolStatistics mine = pool_.Statistics();
-    total.capacity += mine.capacity;
-    total.in_use += mine.in_use;
-    total.high_water += mine.high_water;
-    total.loans_granted += mine.loans_granted;
-    total.high_priority_refused += mine.high_priority_refused;
-    total.medium_priority_refused += mine.medium_priority_refused;
-    total.low_priority_refused += mine.low_priority_refused;
+    AddPoolStatistics(total, pool_.Statistics());
     Base::Accumulate(total);
   }
 
