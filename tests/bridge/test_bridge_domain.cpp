@@ -3,7 +3,9 @@
 // elsewhere): on the sending side an exporter is one consumer of a domain, beside a local one; on
 // the receiving side an importer publishes through a DomainPublisher into every subscribed
 // consumer of another domain. Exact: every message reaches the local consumer and both remote
-// consumers once, with its priority, sender and timestamp, in order within its channel.
+// consumers once, with its priority, sender and timestamp, in order within its channel; a lent
+// 16 KB cloud is decoded once into one block of the receiving domain's pool, which both of its
+// consumers see, and every block returns.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -154,6 +156,78 @@ TEST(BridgeDomain, AnExporterIsOneConsumerAndAnImporterPublishesToAll) {
   EXPECT_EQ(received.lost + received.corrupted + received.malformed, 0U);
   EXPECT_EQ(target->Consumer<0>().GetStatistics().messages_published, kCount);
   EXPECT_EQ(target->Consumer<1>().GetStatistics().messages_published, kCount);
+}
+
+using LoanDomain =
+    mccc::Domain<bridge_test::LoanPayload, bridge_test::LoanBusTraits, bridge_test::LoanBusTraits>;
+
+TEST(BridgeDomain, AnImportedLoanIsOneBlockForEveryConsumerOfTheDomain) {
+  mccc::bridge::ZmqContext context;
+  const mccc::bridge::ChannelEndpoints endpoints = UniqueEndpoints("domain-loans");
+  auto source = std::make_unique<bridge_test::LoanBus>();
+  auto target = std::make_unique<LoanDomain>();
+
+  struct Seen {
+    std::mutex mutex;
+    std::vector<uint64_t> indices;
+    std::vector<const bridge_test::Cloud*> blocks;
+    uint32_t invalid = 0U;
+  };
+  std::array<Seen, 2> seen;
+  const auto record = [](Seen& into) {
+    return [&into](const bridge_test::Cloud& cloud) {
+      std::lock_guard<std::mutex> lock(into.mutex);
+      into.indices.push_back(cloud.index);
+      into.blocks.push_back(&cloud);
+      into.invalid += bridge_test::Valid(cloud) ? 0U : 1U;
+    };
+  };
+  target->Consumer<0>().Subscribe<bridge_test::Cloud>(record(seen[0]));
+  target->Consumer<1>().Subscribe<bridge_test::Cloud>(record(seen[1]));
+  // Consumer 1 dispatches only once everything has arrived: until then each block is held by
+  // its queue, so the two consumers cannot have seen one block reused for another cloud.
+  ConsumerThread<LoanDomain::ConsumerBus<0>> first(target->Consumer<0>());
+  mccc::DomainPublisher<LoanDomain> into_target(*target);
+  mccc::bridge::Importer<mccc::DomainPublisher<LoanDomain>> importer(into_target, context,
+                                                                     ImportFrom(endpoints));
+  ASSERT_TRUE(importer.Start()) << importer.LastError();
+  mccc::bridge::Exporter<bridge_test::LoanBus> exporter(*source, context, ExportTo(endpoints));
+  ASSERT_TRUE(exporter.Start()) << exporter.LastError();
+  ConsumerThread<bridge_test::LoanBus> source_consumer(*source);
+
+  constexpr uint64_t kCount = 20U;  // below the pool's MEDIUM limit: nothing is refused
+  for (uint64_t i = 0U; i < kCount; ++i) {
+    mccc::MessageLoan<bridge_test::Cloud> loan =
+        source->Loan<bridge_test::Cloud>(MessagePriority::kMedium);
+    ASSERT_TRUE(loan);
+    bridge_test::FillCloud(*loan, i);
+    ASSERT_TRUE(source->Publish(std::move(loan), 7U));
+  }
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const auto delivered = importer.GetStatistics().delivered;
+        return delivered[0] + delivered[1] + delivered[2] == kCount;
+      },
+      20000));
+  EXPECT_EQ(target->GetLoanStatistics<bridge_test::Cloud>().loans_granted, kCount);  // one each
+  ConsumerThread<LoanDomain::ConsumerBus<1>> second(target->Consumer<1>());
+  exporter.Stop();
+  ASSERT_TRUE(WaitFor([&] { return importer.GetStatistics().streams_ended == 2U; }, 20000));
+  importer.Stop();
+  first.Stop();
+  second.Stop();
+  source_consumer.Stop();
+
+  for (Seen& s : seen) {
+    std::vector<uint64_t> expected(kCount);
+    for (uint64_t i = 0U; i < kCount; ++i) {
+      expected[i] = i;
+    }
+    EXPECT_EQ(s.indices, expected);
+    EXPECT_EQ(s.invalid, 0U);
+  }
+  EXPECT_EQ(seen[0].blocks, seen[1].blocks);  // the same block per cloud, in both consumers
+  EXPECT_EQ(target->GetLoanStatistics<bridge_test::Cloud>().in_use, 0U);
 }
 
 }  // namespace

@@ -730,6 +730,43 @@ TEST_F(ActiveObjectTest, TooLongNameAndBadCpuAreReportedAndTheThreadStillRuns) {
   EXPECT_EQ(negative_result.status, mccc::StartStatus::kStarted);
   EXPECT_FALSE(negative_result.affinity_applied);
   EXPECT_TRUE(negative_result.name_applied);
+  EXPECT_TRUE(negative_result.priority_applied);  // none requested
+  EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
+}
+
+// A real-time priority is applied by the consumer thread to itself (SCHED_FIFO), or reported not
+// applied: out of range always; in range when the process lacks the right (a container without
+// CAP_SYS_NICE). Either way the report matches what the thread runs with, and it runs.
+TEST_F(ActiveObjectTest, RealtimePriorityIsAppliedOrReportedAndTheThreadRunsEitherWay) {
+  int seen_policy = -1;
+  int seen_priority = -1;
+  bus_->Subscribe<Item>([&](const Item&) {
+    sched_param param{};
+    static_cast<void>(pthread_getschedparam(pthread_self(), &seen_policy, &param));
+    seen_priority = param.sched_priority;
+  });
+  mccc::ActiveObjectOptions options = SleepyOptions();
+  options.realtime_priority = sched_get_priority_min(SCHED_FIFO);
+  Consumer consumer(*bus_, options);
+  const mccc::StartResult result = consumer.Start();
+  EXPECT_EQ(result.status, mccc::StartStatus::kStarted);
+  ASSERT_TRUE(bus_->Publish(Item{0U, 0U}, 0U));
+  EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
+  if (result.priority_applied) {
+    EXPECT_EQ(seen_policy, SCHED_FIFO);
+    EXPECT_EQ(seen_priority, options.realtime_priority);
+    EXPECT_TRUE(result.Ok());
+  } else {
+    EXPECT_NE(seen_policy, SCHED_FIFO);  // not permitted here: the inherited scheduling
+    EXPECT_FALSE(result.Ok());
+  }
+
+  options.realtime_priority = sched_get_priority_max(SCHED_FIFO) + 1;  // out of range
+  ASSERT_TRUE(consumer.SetOptions(options));
+  const mccc::StartResult out_of_range = consumer.Start();
+  EXPECT_EQ(out_of_range.status, mccc::StartStatus::kStarted);
+  EXPECT_FALSE(out_of_range.priority_applied);
+  EXPECT_TRUE(consumer.IsRunning());
   EXPECT_EQ(consumer.Stop(), mccc::StopStatus::kStopped);
 }
 #endif  // __linux__

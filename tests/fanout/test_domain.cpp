@@ -346,4 +346,32 @@ TEST_F(DomainTest, AComponentSubscribesOnADomainConsumer) {
   EXPECT_EQ(domain_->SubscribersOf<Scan>(), 0U);
 }
 
+// A StaticComponent dispatches with a visitor and subscribes to nothing: ReceiveAll routes every
+// type to its consumer, and switching it off routes by subscriptions again.
+class Tally : public mccc::StaticComponent<Tally, Payload> {
+ public:
+  void Handle(const Scan& scan) { scans_.push_back(scan.seq); }
+  void Handle(const Status& status) { statuses_.push_back(status.code); }
+  std::vector<uint32_t> scans_;
+  std::vector<uint32_t> statuses_;
+};
+
+TEST_F(DomainTest, AVisitorConsumerReceivesEveryTypeOnceItReceivesAll) {
+  Tally tally;
+  EXPECT_EQ(domain_->SubscribersOf<Scan>(), 0U);
+  domain_->ReceiveAll<2>();
+  domain_->Consumer<0>().Subscribe<Scan>([](const Scan&) {});
+  EXPECT_EQ(domain_->SubscribersOf<Scan>(), kBit0 | kBit2);
+  EXPECT_EQ(domain_->SubscribersOf<Status>(), kBit2);
+  EXPECT_EQ(domain_->Publish(Scan{4U}, 0U).admitted, kBit0 | kBit2);
+  EXPECT_EQ(domain_->Publish(Status{8U}, 0U).admitted, kBit2);
+  EXPECT_EQ(domain_->Consumer<2>().ProcessBatchWith(tally.MakeVisitor()), 2U);
+  EXPECT_EQ(tally.scans_, std::vector<uint32_t>{4U});
+  EXPECT_EQ(tally.statuses_, std::vector<uint32_t>{8U});
+
+  domain_->ReceiveAll<2>(false);
+  EXPECT_EQ(domain_->SubscribersOf<Scan>(), kBit0);  // consumer 0's subscription stays
+  EXPECT_EQ(domain_->SubscribersOf<Status>(), 0U);
+}
+
 }  // namespace

@@ -95,6 +95,8 @@ namespace mccc {
 
 /// @brief ActiveObjectOptions::cpu value meaning "do not pin the thread".
 inline constexpr int32_t kNoCpuAffinity = -1;
+/// @brief ActiveObjectOptions::realtime_priority value meaning "keep the inherited scheduling".
+inline constexpr int32_t kNoRealtimePriority = 0;
 
 /// @brief Configuration of an ActiveObject, read by Start().
 struct ActiveObjectOptions {
@@ -106,6 +108,12 @@ struct ActiveObjectOptions {
   const char* thread_name = nullptr;
   /// CPU to pin the consumer thread to (Linux: pthread_setaffinity_np), or kNoCpuAffinity.
   int32_t cpu = kNoCpuAffinity;
+  /// Real-time priority of the consumer thread (Linux: SCHED_FIFO at this priority, within
+  /// sched_get_priority_min/max, usually 1 to 99), or kNoRealtimePriority. The process needs the
+  /// right to it (CAP_SYS_NICE, or an RLIMIT_RTPRIO at least this high); without it, or out of
+  /// range, StartResult::priority_applied is false and the thread runs with the inherited
+  /// scheduling. A fan-out domain gives its safety-critical consumer the higher priority.
+  int32_t realtime_priority = kNoRealtimePriority;
 };
 
 /// @brief The default dispatch of an ActiveObject: `bus.ProcessBatch()`, i.e. the callbacks
@@ -132,10 +140,13 @@ struct StartResult {
   /// True when no name was requested or naming succeeded. False: longer than 15 characters, or
   /// the platform refused; the thread keeps its inherited name.
   bool name_applied;
+  /// True when no real-time priority was requested or it was set. False: out of range, not
+  /// permitted, or a platform without SCHED_FIFO; the thread keeps its inherited scheduling.
+  bool priority_applied;
 
   /// @brief Started, and every requested thread setting was applied.
   constexpr bool Ok() const noexcept {
-    return status == StartStatus::kStarted && affinity_applied && name_applied;
+    return status == StartStatus::kStarted && affinity_applied && name_applied && priority_applied;
   }
 };
 
@@ -222,7 +233,7 @@ class ActiveObject {
   ///         and CPU pinning were applied (see StartResult).
   /// Not thread-safe (one controlling thread, see the file comment).
   [[nodiscard]] StartResult Start() noexcept {
-    StartResult result{StartStatus::kStarted, true, true};
+    StartResult result{StartStatus::kStarted, true, true, true};
     if (IsConsumerThread()) {
       result.status = StartStatus::kCalledFromConsumerThread;
       return result;
@@ -256,6 +267,7 @@ class ActiveObject {
     }
     result.affinity_applied = affinity_applied_;
     result.name_applied = name_applied_;
+    result.priority_applied = priority_applied_;
     return result;
   }
 
@@ -378,12 +390,13 @@ class ActiveObject {
     }
   }
 
-  // Consumer thread: applies name and affinity to itself, reports, then runs the loop.
+  // Consumer thread: applies name, affinity and priority to itself, reports, then runs the loop.
   void Run() noexcept {
     detail::CurrentActiveObject() = this;
     name_applied_ = ApplyThreadName();
     affinity_applied_ = ApplyAffinity();
-    // release: publishes the two results to Start()'s acquire load.
+    priority_applied_ = ApplyRealtimePriority();
+    // release: publishes the three results to Start()'s acquire load.
     startup_done_.store(true, std::memory_order_release);
     Loop();
     Drain();
@@ -423,6 +436,23 @@ class ActiveObject {
     return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 #else
     return false;  // no affinity support on this platform
+#endif
+  }
+
+  bool ApplyRealtimePriority() noexcept {
+    if (options_.realtime_priority == kNoRealtimePriority) {
+      return true;
+    }
+#if defined(__linux__)
+    if (options_.realtime_priority < sched_get_priority_min(SCHED_FIFO) ||
+        options_.realtime_priority > sched_get_priority_max(SCHED_FIFO)) {
+      return false;
+    }
+    sched_param param{};
+    param.sched_priority = options_.realtime_priority;
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+#else
+    return false;  // no SCHED_FIFO on this platform
 #endif
   }
 
@@ -504,6 +534,7 @@ class ActiveObject {
   // Written by the thread before startup_done_, read by Start() after it.
   bool name_applied_ = true;
   bool affinity_applied_ = true;
+  bool priority_applied_ = true;
   std::atomic<bool> startup_done_{false};
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> running_{false};

@@ -301,23 +301,6 @@ MCCC_ALWAYS_INLINE T FetchAndRelease(std::atomic<T>& a, T mask) noexcept {
   }
 }
 
-/// @brief `a.fetch_or(bits, release)`: as FetchAndRelease.
-template <bool kSingleCore, typename CriticalSection = NoCriticalSection, typename T>
-MCCC_ALWAYS_INLINE T FetchOrRelease(std::atomic<T>& a, T bits) noexcept {
-  if constexpr (kRmwInCriticalSection<kSingleCore, CriticalSection>) {
-    const CriticalSectionGuard<CriticalSection> section;
-    // relaxed (both): the section makes the pair atomic and keeps program order on this core.
-    const T old = a.load(std::memory_order_relaxed);
-    a.store(static_cast<T>(old | bits), std::memory_order_relaxed);
-    return old;
-  } else if constexpr (kSingleCore) {
-    std::atomic_signal_fence(std::memory_order_release);
-    return a.fetch_or(bits, std::memory_order_relaxed);
-  } else {
-    return a.fetch_or(bits, std::memory_order_release);
-  }
-}
-
 /// @brief A value-sized alignment: the cache line on multi-core, natural alignment on one core
 /// (padding buys nothing without other cores and costs scarce MCU RAM).
 template <bool kSingleCore, unsigned kCacheLine, typename T>

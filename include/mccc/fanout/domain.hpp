@@ -24,6 +24,9 @@
 /// ahead of its own backlog exactly as a bus's (G-2, per consumer). Publishing on the consumer's
 /// bus directly reaches that consumer only.
 ///
+/// A consumer that dispatches with a visitor (ProcessBatchWith, a StaticComponent) subscribes to
+/// nothing: ReceiveAll<I>() routes every type to it.
+///
 /// ## Publishing once
 /// Publish, PublishWithPriority, PublishFast, PublishEmplace and PublishBatch read the set of
 /// consumers subscribed to the type (one atomic load: subscribed_consumers.hpp), read the clock
@@ -184,10 +187,25 @@ class Domain {
     return std::get<I>(buses_);
   }
 
-  /// @brief The consumers subscribed to T now (snapshot). Thread-safe.
+  /// @brief The consumers a T goes to now: those subscribed to it, and those that receive all
+  /// (snapshot). Thread-safe.
   template <typename T>
   ConsumerMask SubscribersOf() const noexcept {
-    return subscribed_.Of(IndexOf<T>());
+    if constexpr (detail::kIsAlternative<Loaned<T>, Payload>) {
+      return subscribed_.Of(IndexOf(static_cast<Loaned<T>*>(nullptr)));
+    } else {
+      return subscribed_.Of(IndexOf<T>());
+    }
+  }
+
+  /// @brief Consumer I receives every message published to the domain (`on`), subscribed or
+  /// not, or (false) only the types it subscribes to. For a consumer that dispatches with a
+  /// visitor (ProcessBatchWith, a StaticComponent): it has no subscriptions to route by.
+  /// Thread-safe.
+  template <std::size_t I>
+  void ReceiveAll(bool on = true) noexcept {
+    static_assert(I < kConsumerCount, "mccc: Domain::ReceiveAll<I>: I is not below kConsumerCount");
+    subscribed_.ReceiveAll(I, on);
   }
 
   // ---- Publishing -----------------------------------------------------------------------------

@@ -5,9 +5,12 @@
 ///
 /// Each consumer's bus tells the set, through a SubscriptionWatch, when a type gains its first
 /// live subscription there or loses its last; the bus calls it under its subscription table's
-/// lock, after the entry became ACTIVE (or REMOVED). So the changes of one consumer's bit come one
-/// at a time and in order, and two consumers' changes to the same word are atomic
-/// read-modify-writes of different bits.
+/// lock, after the entry became ACTIVE (or REMOVED), so one consumer's changes come one at a time
+/// and in order. A consumer may also be set to receive every type whatever its subscriptions
+/// (ReceiveAll: one that dispatches with a visitor, which subscribes to nothing). A consumer's bit
+/// in a type's word is "a live subscription, or receives all"; the set recomputes the words under
+/// a lock of its own (taken inside a table's lock, never the other way round), and publishes each
+/// with one release store.
 ///
 /// Ordering. A subscriber's entry is ACTIVE before its bit is set (release). A publisher that
 /// reads the bit (acquire) and then publishes into that consumer's ring (release, the ring's
@@ -25,6 +28,7 @@
 #include <cstddef>
 
 #include "mccc/detail/atomic_ops.hpp"
+#include "mccc/detail/control_lock.hpp"
 #include "mccc/dispatch/subscription_table.hpp"
 #include "mccc/fanout/fan_out_result.hpp"
 
@@ -63,28 +67,48 @@ class SubscribedConsumers {
     return &watches_[consumer];
   }
 
-  /// @brief The consumers subscribed to alternative `type` now (type < kTypes).
+  /// @brief The consumers a message of alternative `type` goes to now (type < kTypes).
   MCCC_ALWAYS_INLINE ConsumerMask Of(std::size_t type) const noexcept {
-    // acquire: pairs with the release read-modify-writes in Changed (see the file comment).
+    // acquire: pairs with the release store in Update (see the file comment).
     return LoadAcquire<kSingleCore>(masks_[type]);
   }
 
+  /// @brief Consumer `consumer` receives every type (true), or only what it subscribes to.
+  /// Thread-safe.
+  void ReceiveAll(std::size_t consumer, bool on) noexcept {
+    ControlLockGuard<Lock> guard(lock_);
+    receives_all_ = on ? (receives_all_ | watches_[consumer].bit)
+                       : (receives_all_ & static_cast<ConsumerMask>(~watches_[consumer].bit));
+    for (std::size_t type = 0U; type < kTypes; ++type) {
+      Update(type);
+    }
+  }
+
  private:
+  using Lock = ControlLock<kSingleCore, CriticalSection>;
+
   static void Changed(const SubscriptionWatch& watch, std::size_t type, bool any_live) noexcept {
     const auto& mine = static_cast<const ConsumerWatch&>(watch);
-    std::atomic<ConsumerMask>& mask = mine.set->masks_[type];
-    // release (both): pairs with the acquire load in Of; the entry's ACTIVE (or REMOVED) state,
-    // stored before this call, is visible to a publisher that reads the new bit.
-    if (any_live) {
-      static_cast<void>(FetchOrRelease<kSingleCore, CriticalSection>(mask, mine.bit));
-    } else {
-      static_cast<void>(FetchAndRelease<kSingleCore, CriticalSection>(
-          mask, static_cast<ConsumerMask>(~mine.bit)));
-    }
+    SubscribedConsumers& set = *mine.set;
+    ControlLockGuard<Lock> guard(set.lock_);
+    set.live_[type] = any_live ? (set.live_[type] | mine.bit)
+                               : (set.live_[type] & static_cast<ConsumerMask>(~mine.bit));
+    set.Update(type);
+  }
+
+  /// Caller holds lock_.
+  void Update(std::size_t type) noexcept {
+    // release: pairs with the acquire load in Of; the entry's ACTIVE (or REMOVED) state, stored
+    // before the watch was called, is visible to a publisher that reads the new word.
+    StoreRelease<kSingleCore>(masks_[type], static_cast<ConsumerMask>(live_[type] | receives_all_));
   }
 
   std::array<std::atomic<ConsumerMask>, kTypes> masks_{};
   std::array<ConsumerWatch, kConsumers> watches_{};
+  Lock lock_;
+  // Under lock_: per type, the consumers with a live subscription; the consumers that take all.
+  std::array<ConsumerMask, kTypes> live_{};
+  ConsumerMask receives_all_ = 0U;
 };
 
 }  // namespace detail

@@ -55,19 +55,21 @@ class SharedPoolView {
                                   std::forward<Args>(args)...);
   }
   bool Owns(const LoanBlockHeader& block) const noexcept { return Shared().Owns(block); }
-  Retained<Message> Retain(const Message& message) noexcept { return Shared().Retain(message); }
+  Retained<Message> Retain(const Message& message) const noexcept {
+    return Shared().Retain(message);
+  }
   LoanPoolStatistics Statistics() const noexcept { return Shared().Statistics(); }
 
   /// The counters are the owner's, shared by every bus that uses the pool: one bus's
   /// ResetStatistics leaves them alone (the owner resets them).
-  void ResetStatistics() noexcept {}
+  static void ResetStatistics() noexcept {}
   /// Nothing is held back for a batch return (see DropFromConsumer).
-  bool HasReleased() const noexcept { return false; }
-  void ReturnReleased() noexcept {}
+  static bool HasReleased() noexcept { return false; }
+  static void ReturnReleased() noexcept {}
 
   /// The consumer drops the reference a dispatched message held: by the block's thread-safe
   /// operation, since other consumers drop references to the same block at the same time.
-  void DropFromConsumer(LoanBlockHeader& header) noexcept {
+  void DropFromConsumer(LoanBlockHeader& header) const noexcept {
     MCCC_ASSERT(Owns(header), "a loaned message dropped into a foreign pool");
     header.ops->drop(header);
   }
