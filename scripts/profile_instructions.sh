@@ -29,7 +29,8 @@ printf '%-20s %12s %14s\n' "path" "instructions" "per message"
 for path in mpsc-publish mpsc-publish-fast mpsc-publish-batch spsc-publish spsc-publish-fast \
             spsc-publish-batch process-callback process-visitor nohigh-process-callback \
             lanes-publish lanes-publish-fast lanes-handle-publish lanes-handle-publish-fast \
-            lanes-handle-publish-batch lanes-process-callback; do
+            lanes-handle-publish-batch lanes-process-callback domain-publish-1 domain-publish-2 \
+            domain-publish-4 domain-loan-1 domain-loan-4; do
   total=$(count "$bin" --path "$path" --messages "$messages")
   awk -v p="$path" -v t="$total" -v n="$messages" \
     'BEGIN { printf "%-20s %12d %14.1f\n", p, t, t / n }'

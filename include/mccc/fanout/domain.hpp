@@ -430,8 +430,9 @@ class Domain {
 
   /// One consumer's copy, by that consumer's own publish.
   template <typename Bus, typename T>
-  static bool PublishTo(Bus& bus, T&& message, uint32_t sender_id, MessagePriority priority,
-                        uint64_t timestamp_us) noexcept {
+  MCCC_ALWAYS_INLINE static bool PublishTo(Bus& bus, T&& message, uint32_t sender_id,
+                                           MessagePriority priority,
+                                           uint64_t timestamp_us) noexcept {
     if constexpr (Bus::kStoresTimestamp) {
       return bus.PublishFast(std::forward<T>(message), sender_id, timestamp_us, priority);
     } else {
