@@ -5,6 +5,7 @@
 // DispatchHighestReady runs consumers by priority. Multi-threaded exactness: tests/stress.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -372,6 +373,46 @@ TEST_F(DomainTest, AVisitorConsumerReceivesEveryTypeOnceItReceivesAll) {
   domain_->ReceiveAll<2>(false);
   EXPECT_EQ(domain_->SubscribersOf<Scan>(), kBit0);  // consumer 0's subscription stays
   EXPECT_EQ(domain_->SubscribersOf<Status>(), 0U);
+}
+
+// A producer handle publishes as one process-wide identity on every consumer: on its own lane
+// where the consumer has lanes and the identity is below their number.
+struct LaneRing : mccc_test::WithLanes<mccc_test::Ring<64U, 16U, 16U>, 4U, 64U> {};
+using LaneDomain = mccc::Domain<Payload, LaneRing, Roomy>;
+
+TEST(DomainProducer, AHandlePublishesAsItsIdentityOnEveryConsumer) {
+  auto domain = std::make_unique<LaneDomain>();
+  std::vector<uint32_t> seen0;
+  std::vector<uint32_t> seen1;
+  domain->Consumer<0>().Subscribe<Scan>([&seen0](const Scan& s) { seen0.push_back(s.seq); });
+  domain->Consumer<1>().Subscribe<Scan>([&seen1](const Scan& s) { seen1.push_back(s.seq); });
+  LaneDomain::Producer handle = domain->MakeProducer();
+  const uint32_t identity = handle.Identity();
+  ASSERT_NE(identity, mccc::detail::kNoThreadShard);
+
+  EXPECT_EQ(handle.Publish(Scan{1U}, 5U).admitted, kBit0 | kBit1);
+  EXPECT_EQ(handle.PublishFast(Scan{2U}, 5U, 77U).admitted, kBit0 | kBit1);
+  const std::array<Scan, 2> batch{{Scan{3U}, Scan{4U}}};
+  const auto batched = handle.PublishBatch(batch.data(), 2U, 5U);
+  EXPECT_EQ(batched.admitted[0], 2U);
+  EXPECT_EQ(batched.admitted[1], 2U);
+  if (domain->Consumer<0>().IsLaneIndex(identity)) {
+    // The lane of this identity on consumer 0, not the shared ring.
+    EXPECT_EQ(domain->Consumer<0>().LaneOccupancy(identity), 4U);
+  }
+  while (domain->DispatchHighestReady().consumer != mccc::kNoConsumer) {
+  }
+  EXPECT_EQ(seen0, (std::vector<uint32_t>{1U, 2U, 3U, 4U}));
+  EXPECT_EQ(seen1, (std::vector<uint32_t>{1U, 2U, 3U, 4U}));
+
+  // Moved from: publishes nothing.
+  LaneDomain::Producer moved = std::move(handle);
+  EXPECT_EQ(moved.Identity(), identity);
+  // NOLINTNEXTLINE(bugprone-use-after-move,hicpp-invalid-access-moved): the moved-from state
+  const mccc::FanOutResult nothing = handle.Publish(Scan{9U}, 5U);
+  EXPECT_EQ(nothing.subscribed, 0U);
+  EXPECT_EQ(nothing.admitted, 0U);
+  EXPECT_EQ(domain->Consumer<1>().QueueOccupancy(), 0U);
 }
 
 }  // namespace

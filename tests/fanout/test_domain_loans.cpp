@@ -243,6 +243,21 @@ TEST_F(DomainLoans, AConsumersOwnLoanUsesTheSharedPoolAndReachesOnlyIt) {
   EXPECT_EQ(InUse(), 0U);
 }
 
+TEST_F(DomainLoans, AProducerHandlePublishesALoanToEveryConsumer) {
+  WatchAll();
+  Domain::Producer handle = domain_->MakeProducer();
+  const mccc::FanOutResult result = handle.Publish(LoanCloud(6U), 2U);
+  EXPECT_EQ(result.admitted, kAll);
+  EXPECT_EQ(InUse(), 1U);
+  while (domain_->DispatchHighestReady().consumer != mccc::kNoConsumer) {
+  }
+  for (const auto& seen : seen_) {
+    ASSERT_EQ(seen.size(), 1U);
+    EXPECT_EQ(seen[0].seq, 6U);
+  }
+  EXPECT_EQ(InUse(), 0U);
+}
+
 TEST_F(DomainLoans, QueuedLoansReturnWhenTheDomainIsDestroyed) {
   WatchAll();
   EXPECT_TRUE(domain_->Publish(LoanCloud(1U), 1U));

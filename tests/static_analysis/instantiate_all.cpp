@@ -20,6 +20,7 @@
 // G-37: every public header is analysed by clang-tidy and cppcheck through this unit
 #include <mccc/mccc.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -481,6 +482,58 @@ int ExerciseScopedSubscription() {
   return failures;
 }
 
+// ---- Fan-out: a domain of two consumers, inline and loaned messages ---------------------------
+struct Block {
+  uint32_t seq;
+  uint8_t bytes[60];  // NOLINT(modernize-avoid-c-arrays): deviation D-03
+};
+using DomainPayload = std::variant<Temperature, mccc::Loaned<Block>>;
+template <typename Base>
+struct WithBlockPool : Base {
+  using LoanPools = mccc::LoanPools<mccc::PoolOf<Block, 4U>>;
+};
+
+void CountDomainError(uint32_t /*consumer*/, mccc::BusError /*error*/, uint64_t /*msg_id*/) {}
+
+template <typename Traits>
+int ExerciseDomain() {
+  int failures = 0;
+  using Domain = mccc::Domain<DomainPayload, WithBlockPool<Traits>, WithBlockPool<Traits>>;
+  auto domain = std::make_unique<Domain>();
+  domain->SetErrorCallback(&CountDomainError);
+  int seen = 0;
+  domain->template Consumer<0>().template Subscribe<Temperature>(
+      [&seen](const Temperature&) { ++seen; });
+  domain->template Consumer<1>().template Subscribe<Block>(
+      [&seen](const Block& block) { seen += static_cast<int>(block.seq + block.bytes[0]); });
+  domain->template ReceiveAll<1>();
+  Check(static_cast<bool>(domain->Publish(Temperature{1}, 1U)), failures);
+  Check(domain->PublishFast(Temperature{2}, 1U, 5U, mccc::MessagePriority::kHigh).AdmittedCount() ==
+            2U,
+        failures);
+  Check(static_cast<bool>(domain->template PublishEmplace<Temperature>(
+            1U, mccc::MessagePriority::kLow, Temperature{3})),
+        failures);
+  const std::array<Temperature, 2> batch{{{4}, {5}}};
+  Check(domain->PublishBatch(batch.data(), 2U, 1U).AllAdmitted(), failures);
+  mccc::MessageLoan<Block> loan = domain->template Loan<Block>(mccc::MessagePriority::kMedium);
+  Check(static_cast<bool>(loan), failures);
+  if (loan) {
+    loan->seq = 1U;
+    loan->bytes[0] = 2U;
+  }
+  Check(domain->Publish(std::move(loan), 1U).admitted == 2U, failures);  // consumer 1 only
+  typename Domain::Producer handle = domain->MakeProducer();
+  Check(static_cast<bool>(handle.Publish(Temperature{6}, 2U)), failures);
+  mccc::DomainPublisher<Domain> publisher(*domain);
+  Check(publisher.PublishFast(Temperature{7}, 3U, 9U), failures);
+  while (domain->DispatchHighestReady().consumer != mccc::kNoConsumer) {
+  }
+  Check(domain->template GetLoanStatistics<Block>().in_use == 0U, failures);
+  Check(seen > 0, failures);
+  return failures;
+}
+
 // ---- Test hooks (compiled in with -DMCCC_ENABLE_TEST_HOOKS=1) ---------------------------------
 #if MCCC_ENABLE_TEST_HOOKS
 void AfterClaim(void* context, Bus::Position /*position*/) {
@@ -580,6 +633,8 @@ int main() {
   failures += ExerciseFixedFunction();
   failures += ExerciseActiveObject();
   failures += ExerciseScopedSubscription();
+  failures += ExerciseDomain<SmallTraits>();
+  failures += ExerciseDomain<SingleCoreTraits>();
   failures += ExerciseClocksAndAdmission();
   failures += ExerciseTestHooks();
   failures += ExerciseRing<false, false>();

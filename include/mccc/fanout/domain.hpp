@@ -77,9 +77,11 @@
 #include "mccc/bus/domain_access.hpp"
 #include "mccc/config.hpp"
 #include "mccc/detail/variant_traits.hpp"
+#include "mccc/fanout/domain_producer.hpp"
 #include "mccc/fanout/fan_out_result.hpp"
 #include "mccc/fanout/subscribed_consumers.hpp"
 #include "mccc/message.hpp"
+#include "mccc/statistics/thread_shard.hpp"
 
 namespace mccc {
 
@@ -146,6 +148,8 @@ class Domain {
 
  public:
   using Payload = PayloadVariant;  ///< The payload variant.
+  /// A producer identity owned by an object (MakeProducer; fanout/domain_producer.hpp).
+  using Producer = DomainProducer<Domain>;
   /// Consumers in the domain.
   static constexpr std::size_t kConsumerCount = sizeof...(ConsumerTraits);
   /// Every consumer (the default set of DispatchHighestReady).
@@ -211,10 +215,11 @@ class Domain {
   // ---- Publishing -----------------------------------------------------------------------------
 
   /// @brief Publishes `message` with MEDIUM priority to every consumer subscribed to its type,
-  /// timestamped by one clock reading. See FanOutResult for what is returned.
+  /// timestamped by one clock reading. See FanOutResult for what is returned. Each consumer's
+  /// copy is published as the calling thread (its producer lane there, if it has one).
   template <typename T>
   FanOutResult Publish(const T& message, uint32_t sender_id) noexcept {
-    return PublishWithPriority(message, sender_id, MessagePriority::kMedium);
+    return CopyAs(kCallingThread, message, sender_id, MessagePriority::kMedium, true, 0U);
   }
 
   /// @brief As Publish, with an explicit priority, admitted by each consumer's own limits. A
@@ -223,33 +228,21 @@ class Domain {
   template <typename T>
   FanOutResult PublishWithPriority(const T& message, uint32_t sender_id,
                                    MessagePriority priority) noexcept {
-    const ConsumerMask subscribed = subscribed_.Of(IndexOf<T>());
-    if (subscribed == 0U || !CheckPriority(priority)) {
-      return FanOutResult{subscribed, 0U};
-    }
-    return PublishStamped(subscribed, message, sender_id, priority, Clock::NowUs());
+    return CopyAs(kCallingThread, message, sender_id, priority, true, 0U);
   }
 
   /// @brief As PublishWithPriority with a caller-supplied timestamp: no clock read.
   template <typename T>
   FanOutResult PublishFast(const T& message, uint32_t sender_id, uint64_t timestamp_us,
                            MessagePriority priority = MessagePriority::kMedium) noexcept {
-    const ConsumerMask subscribed = subscribed_.Of(IndexOf<T>());
-    if (subscribed == 0U || !CheckPriority(priority)) {
-      return FanOutResult{subscribed, 0U};
-    }
-    return PublishStamped(subscribed, message, sender_id, priority, timestamp_us);
+    return CopyAs(kCallingThread, message, sender_id, priority, false, timestamp_us);
   }
 
   /// @brief Builds a T from `args` once, then publishes it as PublishWithPriority.
   template <typename T, typename... Args>
   FanOutResult PublishEmplace(uint32_t sender_id, MessagePriority priority,
                               Args&&... args) noexcept {
-    static_assert(std::is_nothrow_constructible_v<T, Args...>,
-                  "mccc: Domain::PublishEmplace<T>: T must be nothrow-constructible from these "
-                  "arguments (it is built once, then copied to each consumer)");
-    const T message(std::forward<Args>(args)...);
-    return PublishWithPriority(message, sender_id, priority);
+    return EmplaceAs<T>(kCallingThread, sender_id, priority, std::forward<Args>(args)...);
   }
 
   /// @brief Publishes `messages[0, count)` to every consumer subscribed to T: each consumer runs
@@ -258,18 +251,15 @@ class Domain {
   FanOutBatchResult<kConsumerCount> PublishBatch(
       const T* messages, uint32_t count, uint32_t sender_id,
       MessagePriority priority = MessagePriority::kMedium) noexcept {
-    FanOutBatchResult<kConsumerCount> result{};
-    result.count = count;
-    result.subscribed = subscribed_.Of(IndexOf<T>());
-    if (result.subscribed == 0U || count == 0U) {
-      return result;
-    }
-    if (!CheckPriority(priority) || messages == nullptr) {
-      Report(kNoConsumer, BusError::kInvalidMessage, 0U);
-      return result;
-    }
-    BatchEach(result, messages, sender_id, priority, std::make_index_sequence<kConsumerCount>{});
-    return result;
+    return BatchAs(kCallingThread, messages, count, sender_id, priority);
+  }
+
+  /// @brief A producer identity owned by an object instead of a thread (a thread pool, a task
+  /// that migrates), as AsyncBus::MakeProducer: one process-wide identity, used on every
+  /// consumer's bus (its own lane there when the consumer has lanes and the index is below their
+  /// number; its statistics shard). The same publish calls as the domain's. Thread-safe.
+  Producer MakeProducer() noexcept {
+    return Producer(*this, detail::ThreadShardRegistry::Global().Acquire());
   }
 
   // ---- Loans: one block for every consumer --------------------------------------------------
@@ -304,26 +294,26 @@ class Domain {
   template <typename T>
   FanOutResult Publish(MessageLoan<T>&& loan, uint32_t sender_id) noexcept {
     const MessagePriority priority = loan.Priority();
-    return PublishLoan(std::move(loan), sender_id, priority, Clock::NowUs());
+    return PublishLoan(kCallingThread, std::move(loan), sender_id, priority, Clock::NowUs());
   }
   /// @brief Publish of a loan with an explicit priority (its ring admission; the pool admitted
   /// it at the loan's).
   template <typename T>
   FanOutResult PublishWithPriority(MessageLoan<T>&& loan, uint32_t sender_id,
                                    MessagePriority priority) noexcept {
-    return PublishLoan(std::move(loan), sender_id, priority, Clock::NowUs());
+    return PublishLoan(kCallingThread, std::move(loan), sender_id, priority, Clock::NowUs());
   }
   /// @brief Publish of a loan with a caller-supplied timestamp.
   template <typename T>
   FanOutResult PublishFast(MessageLoan<T>&& loan, uint32_t sender_id,
                            uint64_t timestamp_us) noexcept {
     const MessagePriority priority = loan.Priority();
-    return PublishLoan(std::move(loan), sender_id, priority, timestamp_us);
+    return PublishLoan(kCallingThread, std::move(loan), sender_id, priority, timestamp_us);
   }
   template <typename T>
   FanOutResult PublishFast(MessageLoan<T>&& loan, uint32_t sender_id, uint64_t timestamp_us,
                            MessagePriority priority) noexcept {
-    return PublishLoan(std::move(loan), sender_id, priority, timestamp_us);
+    return PublishLoan(kCallingThread, std::move(loan), sender_id, priority, timestamp_us);
   }
 
   /// @brief A reference-counted handle to the loaned message `message` refers to (inside any
@@ -372,6 +362,14 @@ class Domain {
   }
 
  private:
+  friend class DomainProducer<Domain>;
+
+  /// The producer identity of the domain's own publish calls: each consumer's copy goes as the
+  /// calling thread (its lane on that consumer, or its statistics shard).
+  static constexpr uint32_t kCallingThread = ~uint32_t{0};
+  /// The domain's clock now (a handle's loan publish reads it here).
+  static uint64_t ReadClock() noexcept { return Clock::NowUs(); }
+
   /// One consumer's error sink: knows its domain and its index.
   struct ConsumerSink : detail::ErrorSink {
     Domain* domain = nullptr;
@@ -406,33 +404,75 @@ class Domain {
     return true;
   }
 
+  // ---- The publish calls, for a producer identity: kCallingThread (the domain's own calls) or a
+  // Producer handle's index. ---------------------------------------------------------------
+
+  /// `read_clock`: one clock reading for every copy; false: the caller's `timestamp_us`.
   template <typename T>
-  FanOutResult PublishStamped(ConsumerMask subscribed, const T& message, uint32_t sender_id,
-                              MessagePriority priority, uint64_t timestamp_us) noexcept {
-    return FanOutResult{subscribed,
-                        PublishEach(subscribed, message, sender_id, priority, timestamp_us,
-                                    std::make_index_sequence<kConsumerCount>{})};
+  FanOutResult CopyAs(uint32_t producer, const T& message, uint32_t sender_id,
+                      MessagePriority priority, bool read_clock, uint64_t timestamp_us) noexcept {
+    const ConsumerMask subscribed = subscribed_.Of(IndexOf<T>());
+    if (subscribed == 0U || !CheckPriority(priority)) {
+      return FanOutResult{subscribed, 0U};
+    }
+    const uint64_t stamp = read_clock ? Clock::NowUs() : timestamp_us;
+    return FanOutResult{subscribed, CopyEach(producer, subscribed, message, sender_id, priority,
+                                             stamp, std::make_index_sequence<kConsumerCount>{})};
+  }
+
+  template <typename T, typename... Args>
+  FanOutResult EmplaceAs(uint32_t producer, uint32_t sender_id, MessagePriority priority,
+                         Args&&... args) noexcept {
+    static_assert(std::is_nothrow_constructible_v<T, Args...>,
+                  "mccc: Domain::PublishEmplace<T>: T must be nothrow-constructible from these "
+                  "arguments (it is built once, then copied to each consumer)");
+    const T message(std::forward<Args>(args)...);
+    return CopyAs(producer, message, sender_id, priority, true, 0U);
+  }
+
+  template <typename T>
+  FanOutBatchResult<kConsumerCount> BatchAs(uint32_t producer, const T* messages, uint32_t count,
+                                            uint32_t sender_id, MessagePriority priority) noexcept {
+    FanOutBatchResult<kConsumerCount> result{};
+    result.count = count;
+    result.subscribed = subscribed_.Of(IndexOf<T>());
+    if (result.subscribed == 0U || count == 0U) {
+      return result;
+    }
+    if (!CheckPriority(priority) || messages == nullptr) {
+      Report(kNoConsumer, BusError::kInvalidMessage, 0U);
+      return result;
+    }
+    BatchEach(producer, result, messages, sender_id, priority,
+              std::make_index_sequence<kConsumerCount>{});
+    return result;
   }
 
   template <typename T, std::size_t... I>
-  ConsumerMask PublishEach(ConsumerMask subscribed, const T& message, uint32_t sender_id,
-                           MessagePriority priority, uint64_t timestamp_us,
-                           std::index_sequence<I...> /*consumers*/) noexcept {
+  ConsumerMask CopyEach(uint32_t producer, ConsumerMask subscribed, const T& message,
+                        uint32_t sender_id, MessagePriority priority, uint64_t timestamp_us,
+                        std::index_sequence<I...> /*consumers*/) noexcept {
     ConsumerMask admitted = 0U;
     // Every subscribed consumer in turn (a comma fold: one consumer's refusal stops nothing).
-    static_cast<void>((((((subscribed >> I) & 1U) != 0U &&
-                         PublishTo(std::get<I>(buses_), message, sender_id, priority, timestamp_us))
-                            ? (admitted |= ConsumerMask{1} << I)
-                            : 0U),
-                       ...));
+    static_cast<void>(
+        (((((subscribed >> I) & 1U) != 0U &&
+           PublishTo(std::get<I>(buses_), producer, message, sender_id, priority, timestamp_us))
+              ? (admitted |= ConsumerMask{1} << I)
+              : 0U),
+         ...));
     return admitted;
   }
 
-  /// One consumer's copy, by that consumer's own publish.
+  /// One consumer's copy, by that consumer's own publish: as the calling thread (the bus's
+  /// public call), or as a handle's identity (bus/domain_access.hpp).
   template <typename Bus, typename T>
-  MCCC_ALWAYS_INLINE static bool PublishTo(Bus& bus, T&& message, uint32_t sender_id,
-                                           MessagePriority priority,
+  MCCC_ALWAYS_INLINE static bool PublishTo(Bus& bus, uint32_t producer, T&& message,
+                                           uint32_t sender_id, MessagePriority priority,
                                            uint64_t timestamp_us) noexcept {
+    if (producer != kCallingThread) {
+      return detail::DomainAccess::PublishAs(bus, producer, std::forward<T>(message), sender_id,
+                                             priority, timestamp_us);
+    }
     if constexpr (Bus::kStoresTimestamp) {
       return bus.PublishFast(std::forward<T>(message), sender_id, timestamp_us, priority);
     } else {
@@ -442,18 +482,24 @@ class Domain {
   }
 
   template <typename T, std::size_t... I>
-  void BatchEach(FanOutBatchResult<kConsumerCount>& result, const T* messages, uint32_t sender_id,
-                 MessagePriority priority, std::index_sequence<I...> /*consumers*/) noexcept {
+  void BatchEach(uint32_t producer, FanOutBatchResult<kConsumerCount>& result, const T* messages,
+                 uint32_t sender_id, MessagePriority priority,
+                 std::index_sequence<I...> /*consumers*/) noexcept {
+    const auto batch_to = [&](auto& bus) noexcept {
+      return producer == kCallingThread
+                 ? bus.PublishBatch(messages, result.count, sender_id, priority)
+                 : detail::DomainAccess::PublishBatchAs(bus, producer, messages, result.count,
+                                                        sender_id, priority);
+    };
     static_cast<void>(((((result.subscribed >> I) & 1U) != 0U
-                            ? (result.admitted[I] = std::get<I>(buses_).PublishBatch(
-                                   messages, result.count, sender_id, priority))
+                            ? (result.admitted[I] = batch_to(std::get<I>(buses_)))
                             : 0U),
                        ...));
   }
 
   template <typename T>
-  FanOutResult PublishLoan(MessageLoan<T>&& loan, uint32_t sender_id, MessagePriority priority,
-                           uint64_t timestamp_us) noexcept {
+  FanOutResult PublishLoan(uint32_t producer, MessageLoan<T>&& loan, uint32_t sender_id,
+                           MessagePriority priority, uint64_t timestamp_us) noexcept {
     const ConsumerMask subscribed = subscribed_.Of(IndexOf(static_cast<Loaned<T>*>(nullptr)));
     if (MCCC_UNLIKELY(!loan)) {
       Report(kNoConsumer, BusError::kInvalidMessage, 0U);
@@ -470,8 +516,9 @@ class Domain {
       loan.Reset();  // published to nobody: the block returns now
       return FanOutResult{0U, 0U};
     }
-    const ConsumerMask admitted = LoanEach(subscribed, loan, sender_id, priority, timestamp_us,
-                                           std::make_index_sequence<kConsumerCount>{});
+    const ConsumerMask admitted =
+        LoanEach(producer, subscribed, loan, sender_id, priority, timestamp_us,
+                 std::make_index_sequence<kConsumerCount>{});
     if (admitted != 0U) {
       // The queued references keep the block; the caller's is dropped (it may be the last one
       // already, when every consumer has dispatched its copy: the block returns then).
@@ -484,13 +531,13 @@ class Domain {
   /// dropped at once, so a refusing consumer keeps nothing. The caller's own reference stays in
   /// `loan` until all are done.
   template <typename T, std::size_t... I>
-  ConsumerMask LoanEach(ConsumerMask subscribed, const MessageLoan<T>& loan, uint32_t sender_id,
-                        MessagePriority priority, uint64_t timestamp_us,
+  ConsumerMask LoanEach(uint32_t producer, ConsumerMask subscribed, const MessageLoan<T>& loan,
+                        uint32_t sender_id, MessagePriority priority, uint64_t timestamp_us,
                         std::index_sequence<I...> /*consumers*/) noexcept {
     ConsumerMask admitted = 0U;
     const auto publish_to = [&](auto& bus, ConsumerMask bit) noexcept {
       MessageLoan<T> share = detail::LoanAccess::Share(loan);
-      if (PublishTo(bus, std::move(share), sender_id, priority, timestamp_us)) {
+      if (PublishTo(bus, producer, std::move(share), sender_id, priority, timestamp_us)) {
         admitted |= bit;
       }
       // A refused share is still in `share`: its destructor drops the reference (never the

@@ -349,7 +349,7 @@ class LoanPool {
       block = TakeLowestFree(limit, count);
     }
     if (block != nullptr) {
-      const auto index = static_cast<uint32_t>(block - blocks_);
+      const auto index = static_cast<uint32_t>(block - &blocks_[0]);
       // relaxed (all three): the block reaches other threads only through the loan, published
       // by the ring's release store (or the user's own synchronisation).
       block->header.index = index;
