@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/adapters.hpp"
+#include "common/cli.hpp"
 #include "common/harness.hpp"
 #include "common/high_flood.hpp"
 #include "common/minimal_lane.hpp"
@@ -261,23 +262,6 @@ struct Config {
   std::string commit;
 };
 
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0U;
-  while (start <= s.size()) {
-    const std::size_t comma = s.find(',', start);
-    const std::size_t end = comma == std::string::npos ? s.size() : comma;
-    if (end > start) {
-      out.push_back(s.substr(start, end - start));
-    }
-    if (comma == std::string::npos) {
-      break;
-    }
-    start = comma + 1U;
-  }
-  return out;
-}
-
 bool Parse(int argc, char** argv, Config& c) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -297,7 +281,7 @@ bool Parse(int argc, char** argv, Config& c) {
       c.pingpong = next_u();
     } else if (a == "--sizes") {
       c.size_indices.clear();
-      for (const std::string& s : Split(next())) {
+      for (const std::string& s : SplitList(next())) {
         for (std::size_t k = 0U; k < kSizeCount; ++k) {
           if (std::atoi(s.c_str()) == kSizes[k]) {
             c.size_indices.push_back(k);
@@ -306,13 +290,13 @@ bool Parse(int argc, char** argv, Config& c) {
       }
     } else if (a == "--producers") {
       c.producers.clear();
-      for (const std::string& s : Split(next())) {
+      for (const std::string& s : SplitList(next())) {
         c.producers.push_back(std::atoi(s.c_str()));
       }
     } else if (a == "--flood-samples") {
       c.flood_samples = next_u();
     } else if (a == "--filter") {
-      c.filter = Split(next());
+      c.filter = SplitList(next());
     } else if (a == "--json") {
       c.json = next();
     } else if (a == "--commit") {
@@ -370,18 +354,6 @@ struct LatencySeries {
 };
 
 /// True when `name` is selected by the filter (empty: everything).
-bool Selected(const std::vector<std::string>& filter, const std::string& name) {
-  if (filter.empty()) {
-    return true;
-  }
-  for (const std::string& f : filter) {
-    if (f.size() > 1U && f[0] == '=' ? name == f.substr(1U) : name.find(f) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // ---------------------------------------------------------------------------------------------
 // HIGH under flood (common/high_flood.hpp): normal ring depth x HIGH lane on / off.
 // ---------------------------------------------------------------------------------------------
@@ -459,10 +431,6 @@ struct Results {
   std::map<std::string, FloodSeries> flood;
   std::vector<double> pingpong_ns;
 };
-
-double Median(const std::vector<double>& v) {
-  return Summarize(v).median;
-}
 
 const char* Verdict(bool met) {
   return met ? "MET" : "MISSED";

@@ -71,6 +71,7 @@
 #include <vector>
 
 #include "common/adapters.hpp"
+#include "common/cli.hpp"
 #include "common/harness.hpp"
 #include "common/report.hpp"
 #include "mccc/mccc.hpp"
@@ -1308,18 +1309,6 @@ struct Config {
   std::string commit;
 };
 
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) {
-      out.push_back(item);
-    }
-  }
-  return out;
-}
-
 bool Parse(int argc, char** argv, Config& c) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -1333,7 +1322,7 @@ bool Parse(int argc, char** argv, Config& c) {
       c.large_messages = next_u();
     } else if (a == "--consumers") {
       c.consumers.clear();
-      for (const std::string& s : Split(next())) {
+      for (const std::string& s : SplitList(next())) {
         const int n = std::atoi(s.c_str());
         if (n < 1 || n > kMaxConsumers) {
           std::fprintf(stderr, "--consumers: %s is not 1 to %d\n", s.c_str(), kMaxConsumers);
@@ -1343,7 +1332,7 @@ bool Parse(int argc, char** argv, Config& c) {
       }
     } else if (a == "--sizes") {
       c.sizes.clear();
-      for (const std::string& s : Split(next())) {
+      for (const std::string& s : SplitList(next())) {
         if (s == "24") {
           c.sizes.push_back(0U);
         } else if (s == "64k" || s == "64K" || s == "65536") {
@@ -1362,7 +1351,7 @@ bool Parse(int argc, char** argv, Config& c) {
     } else if (a == "--pingpong") {
       c.pingpong = next_u();
     } else if (a == "--filter") {
-      c.filter = Split(next());
+      c.filter = SplitList(next());
     } else if (a == "--roudi") {
       c.roudi = next();
     } else if (a == "--placement-tool") {
@@ -1384,18 +1373,6 @@ bool Parse(int argc, char** argv, Config& c) {
     }
   }
   return c.rounds > 0 && c.messages > 0U && c.large_messages > 0U && c.period_us > 0U;
-}
-
-bool Selected(const std::vector<std::string>& filter, const std::string& name) {
-  if (filter.empty()) {
-    return true;
-  }
-  for (const std::string& f : filter) {
-    if (f.size() > 1U && f[0] == '=' ? name == f.substr(1U) : name.find(f) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
 }
 
 /// @brief Runs the placement tool (../shared/tools/placement: the one-way handoff between CPU 0
@@ -1488,10 +1465,6 @@ struct LatencySeries {
     samples += o.samples;
   }
 };
-
-double Median(const std::vector<double>& v) {
-  return Summarize(v).median;
-}
 
 double Ratio(double a, double b) {
   return a > 0.0 && b > 0.0 ? a / b : 0.0;

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "common/adapters.hpp"
+#include "common/cli.hpp"
 #include "common/harness.hpp"
 #include "common/report.hpp"
 #include "mccc/mccc.hpp"
@@ -878,23 +879,6 @@ struct Config {
   std::string commit;
 };
 
-std::vector<std::string> SplitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0U;
-  while (start <= s.size()) {
-    const std::size_t comma = s.find(',', start);
-    const std::size_t end = comma == std::string::npos ? s.size() : comma;
-    if (end > start) {
-      out.push_back(s.substr(start, end - start));
-    }
-    if (comma == std::string::npos) {
-      break;
-    }
-    start = comma + 1U;
-  }
-  return out;
-}
-
 bool Parse(int argc, char** argv, Config& c) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -905,7 +889,7 @@ bool Parse(int argc, char** argv, Config& c) {
       c.scale = std::strtod(next().c_str(), nullptr);
     } else if (a == "--sizes") {
       c.size_indices.clear();
-      for (const std::string& s : SplitCommas(next())) {
+      for (const std::string& s : SplitList(next())) {
         const std::string names[kSizeCount] = {"1k", "64k", "1m"};
         for (std::size_t k = 0U; k < kSizeCount; ++k) {
           if (s == names[k]) {
@@ -945,10 +929,6 @@ struct RowSeries {
   std::vector<double> p50, p99, max;
   bool all_valid = true;
 };
-
-double Median(const std::vector<double>& v) {
-  return Summarize(v).median;
-}
 
 std::string RowKey(const Row& row) {
   return std::string(kSizes[row.size_index].label) + " | " + WayName(row.way);

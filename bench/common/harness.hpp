@@ -148,6 +148,11 @@ inline Summary Summarize(std::vector<double> v) {
   return s;
 }
 
+/// The median of `v` (Summarize's).
+inline double Median(const std::vector<double>& v) {
+  return Summarize(v).median;
+}
+
 /// @brief The value at quantile `q` (0..1) of sorted `v` (nearest rank).
 inline double Percentile(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) {

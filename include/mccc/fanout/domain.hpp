@@ -17,12 +17,13 @@
 /// @endcode
 ///
 /// ## What a consumer is
-/// Consumer I is an `AsyncBus<Payload, ConsumerTraits_I>` owned by the domain: its own depth,
-/// HIGH ring, producer lanes, admission limits, statistics and error callback, everything a bus
-/// has. It is used as a bus: Subscribe (or a Component / StaticComponent on it), ProcessBatch,
-/// ProcessBatchWith, WaitForMessages, an ActiveObject, GetStatistics. Its HIGH ring is dispatched
-/// ahead of its own backlog exactly as a bus's (G-2, per consumer). Publishing on the consumer's
-/// bus directly reaches that consumer only.
+/// Consumer I is an `AsyncBus<Payload, ConsumerTraits_I>` owned by the domain (with loaned types,
+/// traits derived from ConsumerTraits_I that share the domain's pools: ConsumerTraitsOf<I>): its
+/// own depth, HIGH ring, producer lanes, admission limits, statistics and error callback,
+/// everything a bus has. It is used as a bus: Subscribe (or a Component / StaticComponent on it),
+/// ProcessBatch, ProcessBatchWith, WaitForMessages, an ActiveObject, GetStatistics. Its HIGH ring
+/// is dispatched ahead of its own backlog exactly as a bus's (G-2, per consumer). Publishing on the
+/// consumer's bus directly reaches that consumer only.
 ///
 /// A consumer that dispatches with a visitor (ProcessBatchWith, a StaticComponent) subscribes to
 /// nothing: ReceiveAll<I>() routes every type to it.
@@ -58,9 +59,10 @@
 /// message ready (consumer 0 is the highest), like QP's QV kernel: a main loop that calls it
 /// runs its consumers by priority, while interrupts publish.
 ///
-/// Thread-safety: every publish call, Subscribe/Unsubscribe on a consumer, statistics and the
-/// error callback setting: any thread, any time. A consumer's ProcessBatch (and
-/// DispatchHighestReady for the consumers it runs): that consumer's one consumer thread.
+/// Thread-safety: every publish call, Loan, Retain, MakeProducer, ReceiveAll, Subscribe and
+/// Unsubscribe on a consumer, statistics and the error callback setting: any thread, any time. A
+/// Producer handle: one thread at a time. A consumer's ProcessBatch (and DispatchHighestReady for
+/// the consumers it runs): that consumer's one consumer thread.
 #ifndef MCCC_FANOUT_DOMAIN_HPP_
 #define MCCC_FANOUT_DOMAIN_HPP_
 
@@ -100,9 +102,6 @@ struct DispatchOutcome {
 /// @brief "No consumer" in DispatchOutcome and DomainErrorCallback.
 inline constexpr uint32_t kNoConsumer = ~uint32_t{0};
 
-/// @brief A fan-out domain of consumers (see the file comment).
-/// @tparam PayloadVariant The message types, shared by every consumer.
-/// @tparam ConsumerTraits One bus traits class per consumer, highest priority first.
 namespace detail {
 
 /// @brief A domain consumer's bus traits: the user's, with the loan pools shared (the domain
@@ -118,11 +117,15 @@ using DomainConsumerTraitsOf =
 
 }  // namespace detail
 
+/// @brief A fan-out domain of consumers (see the file comment).
+/// @tparam PayloadVariant The message types, shared by every consumer.
+/// @tparam ConsumerTraits One bus traits class per consumer, highest priority first.
 template <typename PayloadVariant, typename... ConsumerTraits>
 class Domain {
   using Buses =
       std::tuple<AsyncBus<PayloadVariant, detail::DomainConsumerTraitsOf<ConsumerTraits>>...>;
-  using FirstTraits = std::tuple_element_t<0U, std::tuple<ConsumerTraits...>>;
+  // DefaultBusTraits only stands in when none is given, so that the static_assert below speaks.
+  using FirstTraits = std::tuple_element_t<0U, std::tuple<ConsumerTraits..., DefaultBusTraits>>;
   using FirstConfig = detail::BusConfig<PayloadVariant, FirstTraits>;
   using Clock = typename FirstTraits::Clock;
   using Pools =

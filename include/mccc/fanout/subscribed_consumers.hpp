@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file subscribed_consumers.hpp
-/// @brief Per message type, the set of a domain's consumers with a live subscription to it: the
-/// one word a fan-out publish reads to know where its message goes.
+/// @brief Per message type, the set of a domain's consumers that receive it (a live subscription,
+/// or ReceiveAll): the one word a fan-out publish reads to know where its message goes.
 ///
 /// Each consumer's bus tells the set, through a SubscriptionWatch, when a type gains its first
 /// live subscription there or loses its last; the bus calls it under its subscription table's
@@ -12,10 +12,10 @@
 /// a lock of its own (taken inside a table's lock, never the other way round), and publishes each
 /// with one release store.
 ///
-/// Ordering. A subscriber's entry is ACTIVE before its bit is set (release). A publisher that
-/// reads the bit (acquire) and then publishes into that consumer's ring (release, the ring's
-/// protocol) hands the consumer a message whose dispatch happens after the entry became ACTIVE,
-/// so a subscription made before a publish (Subscribe returned first, and the publisher
+/// Ordering. A subscriber's entry is ACTIVE before the word with its bit is stored (release). A
+/// publisher that reads the word (acquire) and then publishes into that consumer's ring (release,
+/// the ring's protocol) hands the consumer a message whose dispatch happens after the entry became
+/// ACTIVE, so a subscription made before a publish (Subscribe returned first, and the publisher
 /// synchronised with that) always gets the message. A publish concurrent with Subscribe or
 /// Unsubscribe may or may not reach that consumer, exactly as a bus's dispatch concurrent with
 /// them may or may not call the callback; a message that reaches a consumer with no live
