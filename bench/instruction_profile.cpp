@@ -18,17 +18,15 @@
 ///         nohigh-process-callback (the shared ring without a HIGH lane),
 ///         lanes-publish, lanes-publish-fast (producer lanes, the thread's own lane),
 ///         lanes-handle-publish, lanes-handle-publish-fast, lanes-handle-publish-batch (through a
-///         handle from MakeProducer), lanes-process-callback, domain-publish-1, -2, -4 (a fan-out
-///         Domain of 1, 2 or 4 default consumers, each subscribed: one Publish), domain-loan-1, -4
-///         (Loan and Publish of a 64 KB message, one block for all; in rounds of 32, the
-///         consumers draining between rounds uncounted) (default: all, in turn)
+///         handle from MakeProducer), lanes-process-callback (default: all, in turn)
+/// The fan-out paths are counted by fan_out_instruction_profile.cpp: a domain's code in this
+/// translation unit shifts GCC's inlining of the bus paths counted here.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <utility>
 #include <variant>
 #include <vector>
 
@@ -61,83 +59,6 @@ struct LanesTraits : mccc::DefaultBusTraits {
 };
 
 constexpr uint32_t kMessagesPerCall = 64U;
-
-// ---- Fan-out --------------------------------------------------------------------------------
-struct Cloud {  // 64 KB, travels by loan
-  uint64_t seq;
-  uint8_t points[65536U - 8U];
-};
-using DomainPayload = std::variant<Sample, Other, mccc::Loaned<Cloud>>;
-struct DomainTraits : mccc::DefaultBusTraits {
-  using LoanPools = mccc::LoanPools<mccc::PoolOf<Cloud, 64U>>;
-};
-template <std::size_t>
-using Each = DomainTraits;
-template <typename Sequence>
-struct DomainOf;
-template <std::size_t... I>
-struct DomainOf<std::index_sequence<I...>> {
-  using Type = mccc::Domain<DomainPayload, Each<I>...>;
-};
-template <std::size_t kConsumers>
-using DomainWith = typename DomainOf<std::make_index_sequence<kConsumers>>::Type;
-constexpr uint32_t kLoansPerRound = 32U;  // below the pool's MEDIUM limit
-
-template <typename Domain, std::size_t... I>
-void SubscribeEach(Domain& domain, uint64_t& sum, std::index_sequence<I...> /*consumers*/) {
-  static_cast<void>(((domain.template Consumer<I>().template Subscribe<Sample>(
-                          [&sum](const Sample& s) { sum += s.seq; }),
-                      domain.template Consumer<I>().template Subscribe<Cloud>(
-                          [&sum](const Cloud& c) { sum += c.seq; })),
-                     ...));
-}
-template <typename Domain>
-void DrainEach(Domain& domain) {
-  while (domain.DispatchHighestReady().consumer != mccc::kNoConsumer) {
-  }
-}
-
-/// One fan-out Publish per message (or a Loan and its Publish), counted; the drain is not.
-template <std::size_t kConsumers>
-int RunDomain(const char* name, uint32_t messages, bool loaned) {
-  using Domain = DomainWith<kConsumers>;
-  auto domain = std::make_unique<Domain>();
-  uint64_t sum = 0U;
-  constexpr auto kEach = std::make_index_sequence<kConsumers>{};
-  SubscribeEach(*domain, sum, kEach);
-  uint64_t admitted = 0U;
-  if (loaned) {
-    for (uint32_t i = 0U; i < messages; i += kLoansPerRound) {
-      const uint32_t n = messages - i < kLoansPerRound ? messages - i : kLoansPerRound;
-      {
-        const Counted counted;
-        for (uint32_t k = 0U; k < n; ++k) {
-          mccc::MessageLoan<Cloud> loan =
-              domain->template Loan<Cloud>(mccc::MessagePriority::kMedium);
-          if (loan) {
-            loan->seq = i + k;
-            admitted +=
-                domain->Publish(std::move(loan), 1U).AdmittedCount() == kConsumers ? 1U : 0U;
-          }
-        }
-      }
-      DrainEach(*domain);
-    }
-  } else {
-    {
-      const Counted counted;
-      for (uint32_t i = 0U; i < messages; ++i) {
-        const Sample s{i, 1.0F, 2.0F, 3.0F, 4.0F};
-        admitted += domain->Publish(s, 1U).AdmittedCount() == kConsumers ? 1U : 0U;
-      }
-    }
-    DrainEach(*domain);
-  }
-  std::printf("%-20s %u messages to %zu consumers (%llu admitted by all), checksum %llu\n", name,
-              messages, kConsumers, static_cast<unsigned long long>(admitted),
-              static_cast<unsigned long long>(sum));
-  return admitted == messages ? 0 : 1;
-}
 
 enum class Publish { kClock, kCallerTimestamp, kBatch };
 
@@ -262,11 +183,6 @@ int Run(const std::string& path, uint32_t messages) {
     return RunPublish<Lanes>(path.c_str(), messages, Publish::kBatch, true);
   }
   if (path == "lanes-process-callback") return RunDispatch<Lanes>(path.c_str(), messages, false);
-  if (path == "domain-publish-1") return RunDomain<1U>(path.c_str(), messages, false);
-  if (path == "domain-publish-2") return RunDomain<2U>(path.c_str(), messages, false);
-  if (path == "domain-publish-4") return RunDomain<4U>(path.c_str(), messages, false);
-  if (path == "domain-loan-1") return RunDomain<1U>(path.c_str(), messages, true);
-  if (path == "domain-loan-4") return RunDomain<4U>(path.c_str(), messages, true);
   std::fprintf(stderr, "unknown --path %s (see the file comment)\n", path.c_str());
   return 2;
 }
@@ -296,26 +212,11 @@ int main(int argc, char** argv) {
     return Run(path, messages);
   }
   int status = 0;
-  for (const char* p : {"mpsc-publish",
-                        "mpsc-publish-fast",
-                        "mpsc-publish-batch",
-                        "spsc-publish",
-                        "spsc-publish-fast",
-                        "spsc-publish-batch",
-                        "process-callback",
-                        "process-visitor",
-                        "nohigh-process-callback",
-                        "lanes-publish",
-                        "lanes-publish-fast",
-                        "lanes-handle-publish",
-                        "lanes-handle-publish-fast",
-                        "lanes-handle-publish-batch",
-                        "lanes-process-callback",
-                        "domain-publish-1",
-                        "domain-publish-2",
-                        "domain-publish-4",
-                        "domain-loan-1",
-                        "domain-loan-4"}) {
+  for (const char* p :
+       {"mpsc-publish", "mpsc-publish-fast", "mpsc-publish-batch", "spsc-publish",
+        "spsc-publish-fast", "spsc-publish-batch", "process-callback", "process-visitor",
+        "nohigh-process-callback", "lanes-publish", "lanes-publish-fast", "lanes-handle-publish",
+        "lanes-handle-publish-fast", "lanes-handle-publish-batch", "lanes-process-callback"}) {
     status |= Run(p, messages);
   }
   return status;

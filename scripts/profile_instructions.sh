@@ -11,7 +11,9 @@
 # calls of the API mccc shares with the original MCCC (Publish, PublishFast, an empty
 # ProcessBatch, ProcessBatch per message dispatched). With MCCC_REFERENCE_PROFILE set to a build
 # of the same source against the original's headers (made by hand, outside this repository:
-# docs/benchmarks.md says how), each row also shows the original's count.
+# docs/benchmarks.md says how), each row also shows the original's count. The fan-out paths
+# come from fan_out_instruction_profile beside the binary (target
+# bench_fan_out_instruction_profile), when it is there.
 set -euo pipefail
 bin=${1:-build/bench/bench/instruction_profile}
 messages=${2:-65536}
@@ -29,12 +31,22 @@ printf '%-20s %12s %14s\n' "path" "instructions" "per message"
 for path in mpsc-publish mpsc-publish-fast mpsc-publish-batch spsc-publish spsc-publish-fast \
             spsc-publish-batch process-callback process-visitor nohigh-process-callback \
             lanes-publish lanes-publish-fast lanes-handle-publish lanes-handle-publish-fast \
-            lanes-handle-publish-batch lanes-process-callback domain-publish-1 domain-publish-2 \
-            domain-publish-4 domain-loan-1 domain-loan-4; do
+            lanes-handle-publish-batch lanes-process-callback; do
   total=$(count "$bin" --path "$path" --messages "$messages")
   awk -v p="$path" -v t="$total" -v n="$messages" \
     'BEGIN { printf "%-20s %12d %14.1f\n", p, t, t / n }'
 done
+
+# A fan-out Domain's paths, from their own program (target bench_fan_out_instruction_profile)
+# when it sits beside that binary.
+fan_out="$(dirname "$bin")/fan_out_instruction_profile"
+if [[ -x "$fan_out" ]]; then
+  for path in domain-publish-1 domain-publish-2 domain-publish-4 domain-loan-1 domain-loan-4; do
+    total=$(count "$fan_out" --path "$path" --messages "$messages")
+    awk -v p="$path" -v t="$total" -v n="$messages" \
+      'BEGIN { printf "%-20s %12d %14.1f\n", p, t, t / n }'
+  done
+fi
 
 peer="$(dirname "$bin")/profile_peer_api"
 [[ -x "$peer" ]] || exit 0

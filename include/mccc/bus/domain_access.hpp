@@ -47,6 +47,12 @@ struct DomainAccess {
       return path.PublishTimestamped(producer, std::forward<T>(message), sender_id, priority);
     }
   }
+  /// The calling thread's producer identity on a bus of type `Bus` (what its own publish calls
+  /// publish as: its lane index with lanes, else "this thread").
+  template <typename Bus>
+  MCCC_ALWAYS_INLINE static uint32_t CallingProducer() noexcept {
+    return Bus::Publisher::CurrentProducer();
+  }
   /// PublishBatch on `bus` as producer identity `producer`.
   template <typename Bus, typename T>
   static uint32_t PublishBatchAs(Bus& bus, uint32_t producer, const T* messages, uint32_t count,

@@ -199,7 +199,7 @@ class Domain {
   template <typename T>
   ConsumerMask SubscribersOf() const noexcept {
     if constexpr (detail::kIsAlternative<Loaned<T>, Payload>) {
-      return subscribed_.Of(IndexOf(static_cast<Loaned<T>*>(nullptr)));
+      return subscribed_.Of(LoanedIndexOf<T>());
     } else {
       return subscribed_.Of(IndexOf<T>());
     }
@@ -394,8 +394,9 @@ class Domain {
                   "publish one of the std::variant's types (exactly, no conversion) or add it");
     return detail::AlternativeIndex<T, Payload>::value;
   }
+  /// The alternative index of loaned message type T (Loaned<T>).
   template <typename T>
-  static constexpr std::size_t IndexOf(Loaned<T>* /*loaned*/) noexcept {
+  static constexpr std::size_t LoanedIndexOf() noexcept {
     return detail::AlternativeIndex<Loaned<T>, Payload>::value;
   }
 
@@ -472,16 +473,16 @@ class Domain {
   MCCC_ALWAYS_INLINE static bool PublishTo(Bus& bus, uint32_t producer, T&& message,
                                            uint32_t sender_id, MessagePriority priority,
                                            uint64_t timestamp_us) noexcept {
-    if (producer != kCallingThread) {
-      return detail::DomainAccess::PublishAs(bus, producer, std::forward<T>(message), sender_id,
-                                             priority, timestamp_us);
-    }
-    if constexpr (Bus::kStoresTimestamp) {
-      return bus.PublishFast(std::forward<T>(message), sender_id, timestamp_us, priority);
-    } else {
-      return bus.PublishWithPriority(std::forward<T>(message), sender_id,
-                                     priority);  // stores no time
-    }
+    return detail::DomainAccess::PublishAs(bus, IdentityOn<Bus>(producer), std::forward<T>(message),
+                                           sender_id, priority, timestamp_us);
+  }
+
+  /// The identity a copy is published as on `Bus`: a handle's, or for the domain's own calls the
+  /// calling thread's there (what the bus's own publish calls use). Selecting the identity, not
+  /// the call, keeps one publish body per consumer.
+  template <typename Bus>
+  MCCC_ALWAYS_INLINE static uint32_t IdentityOn(uint32_t producer) noexcept {
+    return producer == kCallingThread ? detail::DomainAccess::CallingProducer<Bus>() : producer;
   }
 
   template <typename T, std::size_t... I>
@@ -489,10 +490,9 @@ class Domain {
                  uint32_t sender_id, MessagePriority priority,
                  std::index_sequence<I...> /*consumers*/) noexcept {
     const auto batch_to = [&](auto& bus) noexcept {
-      return producer == kCallingThread
-                 ? bus.PublishBatch(messages, result.count, sender_id, priority)
-                 : detail::DomainAccess::PublishBatchAs(bus, producer, messages, result.count,
-                                                        sender_id, priority);
+      return detail::DomainAccess::PublishBatchAs(
+          bus, IdentityOn<std::remove_reference_t<decltype(bus)>>(producer), messages, result.count,
+          sender_id, priority);
     };
     static_cast<void>(((((result.subscribed >> I) & 1U) != 0U
                             ? (result.admitted[I] = batch_to(std::get<I>(buses_)))
@@ -503,7 +503,7 @@ class Domain {
   template <typename T>
   FanOutResult PublishLoan(uint32_t producer, MessageLoan<T>&& loan, uint32_t sender_id,
                            MessagePriority priority, uint64_t timestamp_us) noexcept {
-    const ConsumerMask subscribed = subscribed_.Of(IndexOf(static_cast<Loaned<T>*>(nullptr)));
+    const ConsumerMask subscribed = subscribed_.Of(LoanedIndexOf<T>());
     if (MCCC_UNLIKELY(!loan)) {
       Report(kNoConsumer, BusError::kInvalidMessage, 0U);
       return FanOutResult{subscribed, 0U};
