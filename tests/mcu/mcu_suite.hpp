@@ -198,6 +198,11 @@ alignas(Arena::kAlign) extern unsigned char g_arena[Arena::kBytes];
 
 template <typename Bus>
 class FreshBus {
+  // Every configuration's buses fit by construction (ArenaFor); anything else built here, such as
+  // the fan-out case's domain, is checked.
+  static_assert(sizeof(Bus) <= Arena::kBytes && alignof(Bus) <= Arena::kAlign,
+                "the object must fit the suite's arena (a smaller ring, or a larger arena)");
+
  public:
   FreshBus() noexcept : bus_(*::new (static_cast<void*>(g_arena)) Bus()) {}
   ~FreshBus() { bus_.~Bus(); }

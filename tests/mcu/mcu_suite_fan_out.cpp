@@ -49,44 +49,9 @@ using DomainOf = mccc::Domain<Payload, FanOutConsumerTraits<typename Config::Bus
                               FanOutConsumerTraits<typename Config::Bus::TraitsType>,
                               FanOutConsumerTraits<typename Config::Bus::TraitsType>>;
 
-/// A fresh domain in the arena, as FreshBus builds a bus there.
-template <typename Domain>
-class FreshDomain {
-  static_assert(sizeof(Domain) <= Arena::kBytes && alignof(Domain) <= Arena::kAlign,
-                "the fan-out case's domain must fit the suite's arena (smaller consumer rings)");
-
- public:
-  FreshDomain() noexcept : domain_(*::new (static_cast<void*>(g_arena)) Domain()) {}
-  ~FreshDomain() { domain_.~Domain(); }
-  FreshDomain(const FreshDomain&) = delete;
-  FreshDomain& operator=(const FreshDomain&) = delete;
-  FreshDomain(FreshDomain&&) = delete;
-  FreshDomain& operator=(FreshDomain&&) = delete;
-
-  Domain& operator*() noexcept { return domain_; }
-
- private:
-  Domain& domain_;
-};
-
-/// Masks interrupts for one consistent snapshot of what the handler writes (restores PRIMASK,
-/// so it nests inside an already masked section).
-class InterruptsMasked {
- public:
-  InterruptsMasked() noexcept : was_masked_(mcu::Primask() != 0U) { mcu::DisableInterrupts(); }
-  ~InterruptsMasked() {
-    if (!was_masked_) {
-      mcu::EnableInterrupts();
-    }
-  }
-  InterruptsMasked(const InterruptsMasked&) = delete;
-  InterruptsMasked& operator=(const InterruptsMasked&) = delete;
-  InterruptsMasked(InterruptsMasked&&) = delete;
-  InterruptsMasked& operator=(InterruptsMasked&&) = delete;
-
- private:
-  bool was_masked_;
-};
+/// Masks interrupts for one consistent snapshot of what the handler writes: the bus's own
+/// PRIMASK section (it restores PRIMASK, so it nests inside an already masked section).
+using InterruptsMasked = mccc::detail::CriticalSectionGuard<mccc::PrimaskCriticalSection>;
 
 // ---------------------------------------------------------------------------------------------
 // The messages of the interrupt: one global sequence number, even = Command, odd = Sample
@@ -480,7 +445,7 @@ template <typename Config>
 void CooperativeSchedulerDispatchesByPriority() {
   using Domain = DomainOf<Config>;
   using Tick = FanOutTick<Domain>;
-  FreshDomain<Domain> fresh;
+  FreshBus<Domain> fresh;  // the domain, in the arena the other cases build a bus in
   Domain& domain = *fresh;
   ResetFanOut();
   Tick::domain = &domain;

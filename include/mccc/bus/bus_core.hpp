@@ -82,7 +82,7 @@ class BusCore : protected Config::PoolSet {
     if (callback != nullptr) {
       callback(error, msg_id);
     }
-    ReportToSink(error, msg_id);
+    ReportToSink(LoadErrorSink(), error, msg_id);
   }
 
   void StoreErrorSink(const ErrorSink* sink) noexcept {
@@ -90,9 +90,13 @@ class BusCore : protected Config::PoolSet {
     error_sink_.store(sink, std::memory_order_release);
   }
 
-  void ReportToSink(BusError error, uint64_t msg_id) const noexcept {
-    // acquire: pairs with StoreErrorSink's release store. Only on error paths.
-    const ErrorSink* sink = error_sink_.load(std::memory_order_acquire);
+  const ErrorSink* LoadErrorSink() const noexcept {
+    // acquire: pairs with StoreErrorSink's release store (as LoadErrorCallback). Only on error
+    // paths.
+    return error_sink_.load(std::memory_order_acquire);
+  }
+
+  static void ReportToSink(const ErrorSink* sink, BusError error, uint64_t msg_id) noexcept {
     if (sink != nullptr) {
       sink->report(*sink, error, msg_id);
     }
@@ -170,17 +174,15 @@ class BusCore : protected Config::PoolSet {
     }
 #endif
     const ErrorCallback callback = LoadErrorCallback();
-    // relaxed: decides only whether to compute the id; ReportToSink loads the sink again, with
-    // acquire, before it calls it.
-    const bool has_sink = error_sink_.load(std::memory_order_relaxed) != nullptr;
-    if (callback != nullptr || has_sink) {
+    const ErrorSink* sink = LoadErrorSink();
+    if (callback != nullptr || sink != nullptr) {
       // The id this message would have received (the next admitted message receives it).
       const uint64_t would_be_id = ids_.WouldBeId(
           observed_tail, [this]() noexcept { return rings_.Shared().ConsumedPosition(); });
       if (callback != nullptr) {
         callback(BusError::kQueueFull, would_be_id);
       }
-      ReportToSink(BusError::kQueueFull, would_be_id);
+      ReportToSink(sink, BusError::kQueueFull, would_be_id);
     }
   }
 

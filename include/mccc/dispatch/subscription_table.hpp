@@ -191,7 +191,7 @@ class SubscriptionTable {
       // EndBatch, its state loads in Dispatch and its load of pending_reclaims_ in EndBatch.
       StoreSeqCst(entry.state, kRemoved);
       StoreSeqCst(pending_reclaims_, pending_reclaims_.load(std::memory_order_relaxed) + 1U);
-      if (watch_ != nullptr && CountActiveLocked(rows_[handle.type_index]) == 0U) {
+      if (watch_ != nullptr && LiveIn(rows_[handle.type_index]) == 0U) {
         watch_->changed(*watch_, handle.type_index, false);
       }
     }
@@ -331,21 +331,14 @@ class SubscriptionTable {
     watch_ = watch;
     if (watch != nullptr) {
       for (std::size_t type = 0U; type < kTypes; ++type) {
-        watch->changed(*watch, type, CountActiveLocked(rows_[type]) != 0U);
+        watch->changed(*watch, type, LiveIn(rows_[type]) != 0U);
       }
     }
   }
 
   /// @brief Number of live (ACTIVE) subscriptions of `type`. Snapshot, thread-safe.
   std::size_t CountActive(std::size_t type) const noexcept {
-    std::size_t n = 0U;
-    if (type < kTypes) {
-      for (const Entry& entry : rows_[type].entries) {
-        // relaxed: a snapshot count.
-        n += entry.state.load(std::memory_order_relaxed) == kActive ? 1U : 0U;
-      }
-    }
-    return n;
+    return type < kTypes ? LiveIn(rows_[type]) : 0U;
   }
 
  private:
@@ -442,11 +435,12 @@ class SubscriptionTable {
     return id;
   }
 
-  /// Live subscriptions of `row`. Caller holds the lock (every change of ACTIVE is made under it).
-  static std::size_t CountActiveLocked(const Row& row) noexcept {
+  /// Live (ACTIVE) subscriptions of `row`: exact for a caller that holds the lock (every change
+  /// of ACTIVE is made under it), a snapshot otherwise.
+  static std::size_t LiveIn(const Row& row) noexcept {
     std::size_t live = 0U;
     for (const Entry& entry : row.entries) {
-      // relaxed: ACTIVE is entered and left only under the lock the caller holds.
+      // relaxed: under the lock, ACTIVE cannot change; without it, the count is a snapshot.
       live += entry.state.load(std::memory_order_relaxed) == kActive ? 1U : 0U;
     }
     return live;

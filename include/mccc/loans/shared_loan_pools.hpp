@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -83,78 +84,51 @@ class SharedPoolView {
   Pool* pool_ = nullptr;
 };
 
-/// @brief The views of a bus whose pools are `Pools` of another object (SharedPoolView each).
-/// The same interface as LoanPoolSet, plus AttachTo.
+/// @brief The views of a bus whose pools are `Pools` of another object: one SharedPoolView per
+/// pool of the owner's LoanPoolSet. The same interface as LoanPoolSet, plus AttachTo.
 template <typename Pools, bool kSingleCore, typename CriticalSection, unsigned kCacheLine>
 class SharedLoanPoolSet;
 
-template <bool kSingleCore, typename CriticalSection, unsigned kCacheLine>
-class SharedLoanPoolSet<LoanPools<>, kSingleCore, CriticalSection, kCacheLine> {
- public:
-  // User-provided, as LoanPoolSet's (a member-initialiser `SharedLoanPoolSet()` calls it).
-  constexpr SharedLoanPoolSet() noexcept {}  // NOLINT(modernize-use-equals-default): deviation D-01
+template <typename... Pools, bool kSingleCore, typename CriticalSection, unsigned kCacheLine>
+class SharedLoanPoolSet<LoanPools<Pools...>, kSingleCore, CriticalSection, kCacheLine> {
+  using Owner = LoanPoolSet<LoanPools<Pools...>, kSingleCore, CriticalSection, kCacheLine>;
   template <typename T>
-  using PoolType = void;
-  template <typename Owner>
-  void AttachTo(Owner& owner) noexcept {
-    static_cast<void>(owner);
-  }
-  void ResetAll() noexcept {}
-  void ReturnAllReleased() noexcept {}
-  void Accumulate(LoanPoolStatistics& total) const noexcept { static_cast<void>(total); }
-};
-
-template <typename First, typename... Rest, bool kSingleCore, typename CriticalSection,
-          unsigned kCacheLine>
-class SharedLoanPoolSet<LoanPools<First, Rest...>, kSingleCore, CriticalSection, kCacheLine>
-    : private SharedLoanPoolSet<LoanPools<Rest...>, kSingleCore, CriticalSection, kCacheLine> {
-  using Base = SharedLoanPoolSet<LoanPools<Rest...>, kSingleCore, CriticalSection, kCacheLine>;
-  using OwnedPool = typename LoanPoolSet<LoanPools<First, Rest...>, kSingleCore, CriticalSection,
-                                         kCacheLine>::FirstPool;
+  using ViewOf = SharedPoolView<typename Owner::template PoolType<T>>;
 
  public:
-  using FirstPool = SharedPoolView<OwnedPool>;
+  /// The view of message type T's pool (void: none).
   template <typename T>
-  using PoolType = std::conditional_t<std::is_same_v<T, typename First::Message>, FirstPool,
-                                      typename Base::template PoolType<T>>;
+  using PoolType =
+      std::conditional_t<std::is_void_v<typename Owner::template PoolType<T>>, void, ViewOf<T>>;
 
-  constexpr SharedLoanPoolSet() noexcept : Base() {}
+  constexpr SharedLoanPoolSet() noexcept = default;
 
-  /// Points every view at the pool of the same message type in `owner` (a LoanPoolSet of the
-  /// same Pools). Before the bus is used.
-  template <typename Owner>
+  /// Points every view at the pool of the same message type in `owner`. Before the bus is used.
   void AttachTo(Owner& owner) noexcept {
-    view_.Attach(&owner.template PoolFor<typename First::Message>());
-    Base::AttachTo(owner);
+    (std::get<ViewOf<typename Pools::Message>>(views_).Attach(
+         &owner.template PoolFor<typename Pools::Message>()),
+     ...);
   }
 
   template <typename T>
-  auto& PoolFor() noexcept {
-    if constexpr (std::is_same_v<T, typename First::Message>) {
-      return view_;
-    } else {
-      return Base::template PoolFor<T>();
-    }
+  ViewOf<T>& PoolFor() noexcept {
+    return std::get<ViewOf<T>>(views_);
   }
   template <typename T>
-  const auto& PoolFor() const noexcept {
-    if constexpr (std::is_same_v<T, typename First::Message>) {
-      return view_;
-    } else {
-      return Base::template PoolFor<T>();
-    }
+  const ViewOf<T>& PoolFor() const noexcept {
+    return std::get<ViewOf<T>>(views_);
   }
 
-  void ResetAll() noexcept {}  // the owner's counters (SharedPoolView::ResetStatistics)
-  void ReturnAllReleased() noexcept {}
+  // The counters are the owner's (SharedPoolView::ResetStatistics); nothing is held back.
+  static void ResetAll() noexcept {}
+  static void ReturnAllReleased() noexcept {}
 
   void Accumulate(LoanPoolStatistics& total) const noexcept {
-    AddPoolStatistics(total, view_.Statistics());
-    Base::Accumulate(total);
+    (AddPoolStatistics(total, std::get<ViewOf<typename Pools::Message>>(views_).Statistics()), ...);
   }
 
  private:
-  FirstPool view_;
+  std::tuple<ViewOf<typename Pools::Message>...> views_;
 };
 
 }  // namespace detail
